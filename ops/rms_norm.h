@@ -1,0 +1,21 @@
+// RMSNorm as a pure Halide algorithm: y = x / sqrt(mean(x²) + eps) * weight over the
+// innermost dimension. No scheduling here; schedules/<target>/rms_norm.cpp does that.
+#pragma once
+
+#include "Halide.h"
+
+namespace npukit::ops {
+
+struct RmsNorm {
+  Halide::Var h{"h"}, row{"row"};  // h indexes hidden (innermost), row the outer dimension
+  Halide::RDom k;                  // runs over hidden
+  Halide::Func sumsq{"sumsq"};     // per row: Σx² in fp64
+  Halide::Func inv_rms{"inv_rms"};  // per row: Tuple(a, b), fp32, a·b = 1 / sqrt(mean(x²) + eps)
+  Halide::Func out{"rms_norm"};    // y(h, row) in the output type
+};
+
+// `x(h, row)` and `weight(h)` may be of any float type; arithmetic is fp32.
+RmsNorm define_rms_norm(Halide::Func x, Halide::Func weight, Halide::Expr hidden,
+                        Halide::Expr eps, Halide::Type out_type);
+
+}  // namespace npukit::ops

@@ -1,0 +1,210 @@
+#include "runtime/bind.h"
+
+#include <climits>
+
+#include "runtime/error.h"
+
+namespace npukit {
+namespace {
+
+std::string dtype_list(const std::vector<DType>& ts) {
+  std::string s;
+  for (DType t : ts) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
+  return s;
+}
+
+std::string dims_string(const std::vector<std::string>& dims) {
+  std::string s = "(";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i];
+  return s + ")";
+}
+
+// Checks one tensor against its spec and binds its named dimensions.
+void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
+                 std::map<std::string, int64_t>& dims,
+                 std::map<std::string, std::string>& bound_by) {
+  const std::string what = op.name + ": tensor " + spec.name;
+  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
+  bool allowed = false;
+  for (DType d : spec.dtypes) allowed = allowed || d == t.dtype;
+  if (!allowed) {
+    fail(Errc::invalid_argument, what + ": dtype " + std::string(dtype_name(t.dtype)) +
+                                     " is not supported (allowed: " + dtype_list(spec.dtypes) + ")");
+  }
+  if (t.shape.size() != spec.dims.size()) {
+    fail(Errc::invalid_argument, what + ": shape " + shape_string(t.shape) + " has rank " +
+                                     std::to_string(t.shape.size()) + "; expected rank " +
+                                     std::to_string(spec.dims.size()) + " " + dims_string(spec.dims));
+  }
+  if (!t.strides.empty() && t.strides.size() != t.shape.size()) {
+    fail(Errc::invalid_argument, what + ": strides and shape differ in rank");
+  }
+  if (!t.contiguous()) {
+    fail(Errc::invalid_argument, what + ": strides " + shape_string(t.strides) +
+                                     " are not C-contiguous; npukit kernels need contiguous tensors");
+  }
+  for (size_t i = 0; i < spec.dims.size(); ++i) {
+    const std::string& d = spec.dims[i];
+    const int64_t v = t.shape[i];
+    if (v < 1 || v > INT32_MAX) {
+      fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
+                                       " must be in [1, " + std::to_string(INT32_MAX) + "]");
+    }
+    auto it = dims.find(d);
+    if (it == dims.end()) {
+      dims[d] = v;
+      bound_by[d] = spec.name;
+    } else if (it->second != v) {
+      fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
+                                       " but tensor " + bound_by[d] + " has " + d + " = " +
+                                       std::to_string(it->second) + "; they must be equal");
+    }
+  }
+  if (t.numel() > INT32_MAX) {
+    fail(Errc::invalid_argument, what + ": " + std::to_string(t.numel()) +
+                                     " elements exceed the kernels' 2^31 - 1 limit");
+  }
+}
+
+void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+  for (const TensorSpec& s : op.tensors) {
+    if (s.same_dtype_as.empty()) continue;
+    auto a = tensors.find(s.name), b = tensors.find(s.same_dtype_as);
+    if (a == tensors.end() || b == tensors.end() || a->second.dtype == b->second.dtype) continue;
+    fail(Errc::invalid_argument, op.name + ": tensor " + s.name + " has dtype " +
+                                     std::string(dtype_name(a->second.dtype)) + " but must match " +
+                                     s.same_dtype_as + " (" +
+                                     std::string(dtype_name(b->second.dtype)) + ")");
+  }
+}
+
+void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+  for (const auto& [name, view] : tensors) {
+    bool known = false;
+    std::string list;
+    for (const TensorSpec& s : op.tensors) {
+      known = known || s.name == name;
+      list += (list.empty() ? "" : ", ") + s.name;
+    }
+    if (!known) {
+      fail(Errc::invalid_argument, op.name + ": unknown tensor '" + name + "' (it takes: " + list + ")");
+    }
+  }
+}
+
+struct Bound {
+  std::map<std::string, int64_t> dims;
+  Params params;
+};
+
+Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& tensors,
+                  const std::map<std::string, std::string>& params) {
+  check_names(op, tensors);
+  Bound b;
+  std::map<std::string, std::string> bound_by;
+  for (const TensorSpec& s : op.tensors) {
+    if (s.role != TensorSpec::Role::input) continue;
+    auto it = tensors.find(s.name);
+    if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing input tensor '" + s.name + "'");
+    bind_tensor(op, s, it->second, b.dims, bound_by);
+  }
+  check_same_dtypes(op, tensors);
+  b.params = resolve_params(op.name, op.params, params);
+  return b;
+}
+
+DType output_dtype(const TensorSpec& s, const std::map<std::string, TensorView>& tensors) {
+  if (!s.same_dtype_as.empty()) {
+    auto it = tensors.find(s.same_dtype_as);
+    if (it != tensors.end()) return it->second.dtype;
+  }
+  return s.dtypes.front();
+}
+
+bool overlaps(const TensorView& a, const TensorView& b) {
+  auto lo_a = static_cast<const char*>(a.data), lo_b = static_cast<const char*>(b.data);
+  auto hi_a = lo_a + a.numel() * dtype_size(a.dtype), hi_b = lo_b + b.numel() * dtype_size(b.dtype);
+  return lo_a < hi_b && lo_b < hi_a;
+}
+
+}  // namespace
+
+const TensorView& Call::tensor(const std::string& name) const {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) fail(Errc::internal, "call has no tensor '" + name + "'");
+  return it->second;
+}
+
+int64_t Call::dim(const std::string& name) const {
+  auto it = dims.find(name);
+  if (it == dims.end()) fail(Errc::internal, "call has no dimension '" + name + "'");
+  return it->second;
+}
+
+const TensorSpec& OpSpec::tensor(const std::string& tensor_name) const {
+  for (const TensorSpec& s : tensors) {
+    if (s.name == tensor_name) return s;
+  }
+  fail(Errc::internal, name + " has no tensor '" + tensor_name + "'");
+}
+
+std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
+                                                const std::map<std::string, TensorView>& inputs,
+                                                const std::map<std::string, std::string>& params) {
+  Bound b = bind_inputs(op, inputs, params);
+  std::map<std::string, OutputInfo> out;
+  for (const TensorSpec& s : op.tensors) {
+    if (s.role != TensorSpec::Role::output) continue;
+    OutputInfo info{output_dtype(s, inputs), {}};
+    for (const std::string& d : s.dims) {
+      auto it = b.dims.find(d);
+      if (it == b.dims.end()) fail(Errc::internal, op.name + ": output dimension " + d + " is unbound");
+      info.shape.push_back(it->second);
+    }
+    out[s.name] = info;
+  }
+  return out;
+}
+
+Call bind_call(const OpSpec& op, const std::string& target,
+               const std::map<std::string, TensorView>& tensors,
+               const std::map<std::string, std::string>& params) {
+  Call call;
+  call.op = &op;
+  const size_t colon = target.find(':');
+  call.target = target.substr(0, colon);
+  call.tier = colon == std::string::npos ? "" : target.substr(colon + 1);
+  if (!op.kernels.count(call.target)) {
+    std::string list;
+    for (const auto& [t, k] : op.kernels) list += (list.empty() ? "" : ", ") + t;
+    fail(Errc::unsupported, op.name + ": no kernel for target '" + call.target + "' (it has: " + list + ")");
+  }
+  if (!call.tier.empty() && call.target != "cpu") {
+    fail(Errc::invalid_argument, "target " + target + ": only the cpu target takes a tier");
+  }
+
+  Bound b = bind_inputs(op, tensors, params);
+  std::map<std::string, std::string> bound_by;
+  for (const auto& [d, v] : b.dims) bound_by[d] = "the inputs";
+  for (const TensorSpec& s : op.tensors) {
+    if (s.role != TensorSpec::Role::output) continue;
+    auto it = tensors.find(s.name);
+    if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing output tensor '" + s.name + "'");
+    bind_tensor(op, s, it->second, b.dims, bound_by);
+    for (const TensorSpec& in : op.tensors) {
+      if (in.role == TensorSpec::Role::input && overlaps(it->second, tensors.at(in.name))) {
+        fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps input " + in.name +
+                                         "; npukit does not compute in place");
+      }
+    }
+  }
+  call.tensors = tensors;
+  call.dims = std::move(b.dims);
+  call.params = std::move(b.params);
+  if (op.check) op.check(call);
+  return call;
+}
+
+void run_call(const Call& call) { call.op->kernels.at(call.target)(call); }
+
+}  // namespace npukit

@@ -1,0 +1,32 @@
+// Validation of user input against an OpSpec, done once for every entry point.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/op_spec.h"
+
+namespace npukit {
+
+struct OutputInfo {
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+// Checks the inputs (presence, null data, rank, dtype, contiguity, consistent named
+// dimensions, parameters) and returns the dtype and shape each output must have.
+std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
+                                                const std::map<std::string, TensorView>& inputs,
+                                                const std::map<std::string, std::string>& params);
+
+// Full validation, outputs included (shape, dtype, no overlap with inputs); splits a
+// target such as "cpu:avx2" into family and tier and checks the op has that target.
+Call bind_call(const OpSpec& op, const std::string& target,
+               const std::map<std::string, TensorView>& tensors,
+               const std::map<std::string, std::string>& params);
+
+// Runs the op's kernel for call.target.
+void run_call(const Call& call);
+
+}  // namespace npukit

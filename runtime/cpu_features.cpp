@@ -1,0 +1,122 @@
+#include "runtime/cpu_features.h"
+
+#include <cpuid.h>
+
+#include <cstdint>
+
+namespace npukit {
+namespace {
+
+uint64_t xgetbv0() {
+  uint32_t eax, edx;
+  __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+  return (uint64_t(edx) << 32) | eax;
+}
+
+CpuFeatures detect() {
+  CpuFeatures f;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+  f.sse41 = c & (1u << 19);
+  f.fma = c & (1u << 12);
+  f.f16c = c & (1u << 29);
+  const bool osxsave = c & (1u << 27);
+  const bool avx_bit = c & (1u << 28);
+  if (osxsave) {
+    const uint64_t xcr0 = xgetbv0();
+    f.os_ymm = (xcr0 & 0x6) == 0x6;     // SSE and AVX state
+    f.os_zmm = (xcr0 & 0xe6) == 0xe6;   // plus opmask and both ZMM halves
+  }
+  f.avx = avx_bit && f.os_ymm;
+  f.fma = f.fma && f.os_ymm;
+  f.f16c = f.f16c && f.os_ymm;
+  if (__get_cpuid_max(0, nullptr) >= 7) {
+    __cpuid_count(7, 0, a, b, c, d);
+    f.avx2 = (b & (1u << 5)) && f.os_ymm;
+    const bool z = f.os_zmm;
+    f.avx512f = (b & (1u << 16)) && z;
+    f.avx512dq = (b & (1u << 17)) && z;
+    f.avx512ifma = (b & (1u << 21)) && z;
+    f.avx512cd = (b & (1u << 28)) && z;
+    f.avx512bw = (b & (1u << 30)) && z;
+    f.avx512vl = (b & (1u << 31)) && z;
+    f.avx512vbmi = (c & (1u << 1)) && z;
+    f.avx512vnni = (c & (1u << 11)) && z;
+    __cpuid_count(7, 1, a, b, c, d);
+    f.avxvnni = (a & (1u << 4)) && f.os_ymm;
+    f.avx512bf16 = (a & (1u << 5)) && z;
+  }
+  return f;
+}
+
+bool has(const CpuFeatures& f, std::string_view name) {
+  if (name == "sse41") return f.sse41;
+  if (name == "avx") return f.avx;
+  if (name == "f16c") return f.f16c;
+  if (name == "fma") return f.fma;
+  if (name == "avx2") return f.avx2;
+  if (name == "avx512f") return f.avx512f;
+  if (name == "avx512cd") return f.avx512cd;
+  if (name == "avx512dq") return f.avx512dq;
+  if (name == "avx512bw") return f.avx512bw;
+  if (name == "avx512vl") return f.avx512vl;
+  if (name == "avx512ifma") return f.avx512ifma;
+  if (name == "avx512vbmi") return f.avx512vbmi;
+  if (name == "avx512vnni") return f.avx512vnni;
+  if (name == "avx512bf16") return f.avx512bf16;
+  if (name == "avxvnni") return f.avxvnni;
+  return false;
+}
+
+}  // namespace
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = detect();
+  return f;
+}
+
+std::vector<std::string> tier_requirements(std::string_view tier) {
+  std::vector<std::string> r;
+  if (tier == "sse41" || tier == "avx2" || tier == "avx512") r = {"sse41"};
+  if (tier == "avx2" || tier == "avx512") r.insert(r.end(), {"avx", "f16c", "fma", "avx2"});
+  if (tier == "avx512") {
+    r.insert(r.end(), {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"});
+  }
+  return r;
+}
+
+std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view tier) {
+  std::vector<std::string> missing;
+  for (const std::string& req : tier_requirements(tier)) {
+    if (!has(f, req)) missing.push_back(req);
+  }
+  return missing;
+}
+
+std::string halide_cpu_target(const CpuFeatures& f) {
+  std::string t = "x86-64-linux";
+  if (!f.sse41) return t;
+  t += "-sse41";
+  if (!(f.avx && f.f16c && f.fma && f.avx2)) return t;
+  t += "-avx-f16c-fma-avx2";
+  if (!(f.avx512f && f.avx512cd && f.avx512dq && f.avx512bw && f.avx512vl)) return t;
+  t += "-avx512-avx512_skylake";
+  if (!(f.avx512ifma && f.avx512vbmi)) return t;
+  t += "-avx512_cannonlake";
+  // Halide 14's sapphirerapids lets LLVM use AVX-VNNI (VEX vpdpbusd on xmm/ymm): only
+  // where the CPU has it. Zen 4 has AVX512-VNNI and BF16 but not AVX-VNNI.
+  if (f.avx512vnni && f.avx512bf16 && f.avxvnni) t += "-avx512_sapphirerapids";
+  return t;
+}
+
+std::string describe(const CpuFeatures& f) {
+  std::string out;
+  for (const char* name : {"sse41", "avx", "f16c", "fma", "avx2", "avx512f", "avx512cd", "avx512dq",
+                           "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi", "avx512vnni",
+                           "avx512bf16", "avxvnni"}) {
+    if (has(f, name)) out += (out.empty() ? "" : " ") + std::string(name);
+  }
+  return out;
+}
+
+}  // namespace npukit

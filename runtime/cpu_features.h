@@ -1,0 +1,37 @@
+// The CPU's real instruction-set features, read with cpuid and xgetbv. npukit chooses its
+// Halide CPU targets from these, never from Halide's `host`: Halide 14 calls AMD Zen 4
+// `avx512_sapphirerapids` and then emits VEX vpdpbusd, which Zen 4 cannot execute.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npukit {
+
+struct CpuFeatures {
+  bool sse41 = false, avx = false, f16c = false, fma = false, avx2 = false;
+  bool avx512f = false, avx512cd = false, avx512dq = false, avx512bw = false, avx512vl = false;
+  bool avx512ifma = false, avx512vbmi = false, avx512vnni = false, avx512bf16 = false;
+  bool avxvnni = false;  // the VEX (ymm/xmm) encoding of vpdpbusd: Intel since Alder Lake, AMD Zen 5
+  bool os_ymm = false, os_zmm = false;  // the OS saves the AVX / AVX-512 register state
+};
+
+// Detected once per process.
+const CpuFeatures& cpu_features();
+
+// The features a CPU tier's kernels may use (see cmake/NpukitKernels.cmake for the tiers).
+// Empty for an unknown tier.
+std::vector<std::string> tier_requirements(std::string_view tier);
+
+// The requirements of `tier` that `f` lacks; empty when the tier runs here.
+std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view tier);
+
+// The best Halide target string for JIT compilation on this CPU, e.g.
+// "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake".
+std::string halide_cpu_target(const CpuFeatures& f);
+
+// Names of the features present, for reports (e.g. "avx2 avx512f ... avx512vnni").
+std::string describe(const CpuFeatures& f);
+
+}  // namespace npukit

@@ -1,0 +1,47 @@
+// One ahead-of-time CPU kernel per tier (cmake/NpukitKernels.cmake writes the tables), and
+// the choice among them from this CPU's features.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "runtime/cpu_features.h"
+#include "runtime/error.h"
+
+namespace npukit {
+
+template <class Fn>
+struct CpuVariant {
+  const char* tier;
+  const char* halide_target;
+  Fn fn;
+};
+
+// The best tier this CPU runs, or exactly `forced` when it is not empty. A forced tier
+// that is absent or that this CPU cannot run is an error naming the missing features.
+template <class Fn, size_t N>
+const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], std::string_view kernel,
+                                       std::string_view forced) {
+  const CpuFeatures& f = cpu_features();
+  std::string tiers;
+  for (const CpuVariant<Fn>& v : table) {
+    tiers += (tiers.empty() ? "" : ", ") + std::string(v.tier);
+    if (!forced.empty() && forced != v.tier) continue;
+    const auto missing = missing_for_tier(f, v.tier);
+    if (missing.empty()) return v;
+    if (!forced.empty()) {
+      std::string names;
+      for (const auto& m : missing) names += " " + m;
+      fail(Errc::unsupported, "kernel " + std::string(kernel) + ": tier '" + std::string(forced) +
+                                  "' needs CPU features this machine lacks:" + names);
+    }
+  }
+  if (!forced.empty()) {
+    fail(Errc::unsupported, "kernel " + std::string(kernel) + " has no CPU tier '" +
+                                std::string(forced) + "' (it has: " + tiers + ")");
+  }
+  fail(Errc::unsupported, "kernel " + std::string(kernel) +
+                              ": this CPU runs none of its tiers (" + tiers + ")");
+}
+
+}  // namespace npukit

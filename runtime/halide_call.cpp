@@ -1,0 +1,68 @@
+#include "runtime/halide_call.h"
+
+#include <mutex>
+
+namespace npukit {
+namespace {
+
+halide_type_t halide_type(DType t) {
+  switch (t) {
+    case DType::float32: return halide_type_t(halide_type_float, 32);
+    case DType::float16: return halide_type_t(halide_type_float, 16);
+    case DType::float64: return halide_type_t(halide_type_float, 64);
+    case DType::int8: return halide_type_t(halide_type_int, 8);
+    case DType::uint8: return halide_type_t(halide_type_uint, 8);
+    case DType::int32: return halide_type_t(halide_type_int, 32);
+    case DType::int64: return halide_type_t(halide_type_int, 64);
+  }
+  return halide_type_t();
+}
+
+std::mutex error_mutex;
+
+extern "C" void npukit_halide_error(void* user_context, const char* msg) {
+  // Halide may report from worker threads, and more than once per call.
+  std::lock_guard<std::mutex> lock(error_mutex);
+  if (auto* ctx = static_cast<HalideCallContext*>(user_context)) {
+    if (!ctx->error.empty()) ctx->error += "; ";
+    ctx->error += msg;
+    while (!ctx->error.empty() && ctx->error.back() == '\n') ctx->error.pop_back();
+  }
+}
+
+extern "C" void npukit_halide_print(void*, const char*) {
+  // The runtime prints only diagnostics that also arrive through the error handler.
+}
+
+}  // namespace
+
+HalideBuffer::HalideBuffer(const TensorView& t) : dims_(t.shape.size()) {
+  const std::vector<int64_t> strides = t.effective_strides();
+  const size_t n = t.shape.size();
+  for (size_t i = 0; i < n; ++i) {
+    dims_[i].min = 0;
+    dims_[i].extent = static_cast<int32_t>(t.shape[n - 1 - i]);
+    dims_[i].stride = static_cast<int32_t>(strides[n - 1 - i]);
+    dims_[i].flags = 0;
+  }
+  buf_.host = static_cast<uint8_t*>(t.data);
+  buf_.type = halide_type(t.dtype);
+  buf_.dimensions = static_cast<int32_t>(n);
+  buf_.dim = dims_.data();
+}
+
+void install_halide_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    halide_set_error_handler(npukit_halide_error);
+    halide_set_custom_print(npukit_halide_print);
+  });
+}
+
+void check_halide_status(int status, const HalideCallContext& ctx, const std::string& kernel) {
+  if (status == 0) return;
+  std::string msg = ctx.error.empty() ? "no message from the Halide runtime" : ctx.error;
+  fail(Errc::kernel_failed, kernel + " failed (Halide status " + std::to_string(status) + "): " + msg);
+}
+
+}  // namespace npukit

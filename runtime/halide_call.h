@@ -1,0 +1,40 @@
+// Calling ahead-of-time Halide kernels: TensorView → halide_buffer_t, and Halide runtime
+// errors turned into npukit::Error instead of Halide's default abort().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "runtime/error.h"
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+// A halide_buffer_t over a TensorView. Halide's dimension 0 is the innermost, so the
+// numpy shape is reversed.
+class HalideBuffer {
+ public:
+  explicit HalideBuffer(const TensorView& t);
+  HalideBuffer(const HalideBuffer&) = delete;
+  HalideBuffer& operator=(const HalideBuffer&) = delete;
+  halide_buffer_t* get() { return &buf_; }
+
+ private:
+  halide_buffer_t buf_{};
+  std::vector<halide_dimension_t> dims_;
+};
+
+// Passed as the kernels' user_context: the runtime's error handler appends here, so the
+// message reaches the caller even when the error is raised on a Halide worker thread.
+struct HalideCallContext {
+  std::string error;
+};
+
+// Installs npukit's Halide error and print handlers (once per process; idempotent).
+void install_halide_handlers();
+
+// Throws Errc::kernel_failed naming the kernel when `status` is nonzero.
+void check_halide_status(int status, const HalideCallContext& ctx, const std::string& kernel);
+
+}  // namespace npukit

@@ -1,0 +1,72 @@
+// The one description of an operator that every tool reads: its tensors and named
+// dimensions, its parameters, its kernels per target and, for the gate, its golden
+// reference, input classes, tolerances and NaN/Inf contract. Adding an operator means
+// adding an algorithm, schedules, a golden and one of these entries (runtime/ops/).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "golden/cases.h"
+#include "golden/tolerance.h"
+#include "npukit/dtype.h"
+#include "runtime/params.h"
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+struct TensorSpec {
+  enum class Role { input, output };
+  std::string name;
+  Role role = Role::input;
+  std::vector<std::string> dims;  // named dimensions, outermost first
+  std::vector<DType> dtypes;      // allowed storage types
+  std::string same_dtype_as;      // another tensor whose dtype this one must share
+};
+
+struct OpSpec;
+
+// A validated invocation: every tensor present with the right shape and dtype, every
+// parameter resolved and in range, and the named dimensions bound to numbers.
+struct Call {
+  const OpSpec* op = nullptr;
+  std::string target;  // "cpu", ...
+  std::string tier;    // forced CPU tier ("avx2" for target "cpu:avx2"), empty = best
+  std::map<std::string, TensorView> tensors;
+  Params params;
+  std::map<std::string, int64_t> dims;
+
+  const TensorView& tensor(const std::string& name) const;
+  int64_t dim(const std::string& name) const;
+};
+
+using KernelFn = std::function<void(const Call&)>;
+
+struct GateHooks {
+  std::vector<DType> dtypes;  // storage types the gate covers
+  // The cases of one input class for one dtype (golden/<op>_cases.cpp).
+  std::function<std::vector<golden::Case>(std::string_view input_class, DType)> cases;
+  // Expected outputs in double, before rounding to the output dtype, keyed by output name.
+  std::function<std::map<std::string, std::vector<double>>(const golden::Case&)> reference;
+  std::function<golden::Tolerance(const std::string& output, DType)> tolerance;
+  std::string nan_contract;  // one paragraph, printed by `npukit list --op`
+};
+
+struct OpSpec {
+  std::string name;
+  std::string summary;
+  std::vector<TensorSpec> tensors;
+  std::vector<ParamSpec> params;
+  // Rules beyond shapes, dtypes and parameter ranges (e.g. rotary_dim ≤ head_dim).
+  std::function<void(const Call&)> check;
+  std::map<std::string, KernelFn> kernels;  // by target family: "cpu", "gpu-opencl", ...
+  std::vector<std::string> cpu_tiers;       // the tiers its CPU kernels ship, best first
+  GateHooks gate;
+
+  const TensorSpec& tensor(const std::string& name) const;
+};
+
+}  // namespace npukit

@@ -1,0 +1,80 @@
+// The registry entry of RMSNorm.
+#include "golden/rms_norm.h"
+#include "golden/rms_norm_cases.h"
+#include "kernels/rms_norm_f16.h"
+#include "kernels/rms_norm_f32.h"
+#include "runtime/halide_call.h"
+#include "runtime/registry.h"
+
+namespace npukit {
+namespace {
+
+template <class Table>
+void run_cpu(const Table& table, const char* kernel, const Call& call) {
+  const auto& variant = pick_cpu_variant(table, kernel, call.tier);
+  HalideBuffer x(call.tensor("x")), weight(call.tensor("weight")), y(call.tensor("y"));
+  HalideCallContext ctx;
+  const int status = variant.fn(&ctx, x.get(), weight.get(),
+                                static_cast<float>(call.params.real("eps")), y.get());
+  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+}
+
+void rms_norm_cpu(const Call& call) {
+  if (call.tensor("x").dtype == DType::float16) {
+    run_cpu(kernels::rms_norm_f16, "rms_norm_f16", call);
+  } else {
+    run_cpu(kernels::rms_norm_f32, "rms_norm_f32", call);
+  }
+}
+
+std::map<std::string, std::vector<double>> reference(const golden::Case& c) {
+  const golden::Array& x = c.inputs.at("x");
+  const golden::Array& w = c.inputs.at("weight");
+  const int64_t rows = c.dims.at("rows"), hidden = c.dims.at("hidden");
+  std::vector<double> y(x.values.size());
+  golden::rms_norm(x.values.data(), w.values.data(), rows, hidden, std::stod(c.params.at("eps")), y.data());
+  return {{"y", std::move(y)}};
+}
+
+golden::Tolerance tolerance(const std::string&, DType dtype) {
+  // A row reduction in fp32 then an elementwise scale: the reduction default applies. For
+  // fp16 storage the output rounding (2^-11 relative) dominates the fp32 arithmetic.
+  golden::Tolerance t = golden::default_tolerance(dtype, /*reduction=*/true);
+  return t;
+}
+
+OpSpec make_spec() {
+  OpSpec op;
+  op.name = "rms_norm";
+  op.summary = "y = x / sqrt(mean(x^2, last axis) + eps) * weight; fp32 accumulation";
+  const std::vector<DType> floats = {DType::float32, DType::float16};
+  op.tensors = {
+      {"x", TensorSpec::Role::input, {"rows", "hidden"}, floats, ""},
+      {"weight", TensorSpec::Role::input, {"hidden"}, floats, "x"},
+      {"y", TensorSpec::Role::output, {"rows", "hidden"}, floats, "x"},
+  };
+  op.params = {{"eps", ParamSpec::Kind::real, "1e-5", 0.0, 1.0, {},
+                "added to mean(x^2) before the square root; 0 makes an all-zero row NaN"}};
+  op.kernels = {{"cpu", rms_norm_cpu}};
+  op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.gate.dtypes = floats;
+  op.gate.cases = golden::rms_norm_cases;
+  op.gate.reference = reference;
+  op.gate.tolerance = tolerance;
+  op.gate.nan_contract =
+      "A NaN or Inf in a row affects only that row: a NaN makes the whole row NaN; an Inf "
+      "makes its own element NaN and the rest of the row 0. An all-zero row with eps = 0 is "
+      "NaN (0/0). Sums of squares beyond the fp32 range (|x| up to 3.4e38) and fp16 rows "
+      "whose sum of squares exceeds 65504 are still correct: accumulation is fp32 with an "
+      "overflow-safe rescale.";
+  return op;
+}
+
+}  // namespace
+
+const OpSpec& rms_norm_spec() {
+  static const OpSpec spec = make_spec();
+  return spec;
+}
+
+}  // namespace npukit

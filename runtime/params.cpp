@@ -1,0 +1,110 @@
+#include "runtime/params.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "runtime/error.h"
+
+namespace npukit {
+namespace {
+
+std::string fmt_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+const ParamValue& Params::get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) fail(Errc::internal, "parameter '" + name + "' was never resolved");
+  return it->second;
+}
+
+double Params::real(const std::string& name) const {
+  const ParamValue& v = get(name);
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  fail(Errc::internal, "parameter '" + name + "' is not numeric");
+}
+
+int64_t Params::integer(const std::string& name) const {
+  if (auto* i = std::get_if<int64_t>(&get(name))) return *i;
+  fail(Errc::internal, "parameter '" + name + "' is not an integer");
+}
+
+const std::string& Params::choice(const std::string& name) const {
+  if (auto* s = std::get_if<std::string>(&get(name))) return *s;
+  fail(Errc::internal, "parameter '" + name + "' is not a choice");
+}
+
+ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::string& text) {
+  const std::string where = op + ": parameter " + spec.name + "=" + text;
+  switch (spec.kind) {
+    case ParamSpec::Kind::choice: {
+      std::string list;
+      for (const auto& c : spec.choices) {
+        if (c == text) return text;
+        list += (list.empty() ? "" : ", ") + c;
+      }
+      fail(Errc::invalid_argument, where + ": must be one of " + list);
+    }
+    case ParamSpec::Kind::integer: {
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno == ERANGE) {
+        fail(Errc::invalid_argument, where + ": not an integer");
+      }
+      if (v < spec.min || v > spec.max) {
+        fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +
+                                         fmt_num(spec.max) + "]");
+      }
+      return static_cast<int64_t>(v);
+    }
+    case ParamSpec::Kind::real: {
+      char* end = nullptr;
+      double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') fail(Errc::invalid_argument, where + ": not a number");
+      if (!std::isfinite(v)) fail(Errc::invalid_argument, where + ": must be finite");
+      if (v < spec.min || v > spec.max) {
+        fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +
+                                         fmt_num(spec.max) + "]");
+      }
+      return v;
+    }
+  }
+  fail(Errc::internal, where + ": unknown parameter kind");
+}
+
+Params resolve_params(const std::string& op, const std::vector<ParamSpec>& specs,
+                      const std::map<std::string, std::string>& given) {
+  for (const auto& [name, value] : given) {
+    bool known = false;
+    std::string list;
+    for (const auto& s : specs) {
+      known = known || s.name == name;
+      list += (list.empty() ? "" : ", ") + s.name;
+    }
+    if (!known) {
+      fail(Errc::invalid_argument, op + ": unknown parameter '" + name + "' (" +
+                                       (list.empty() ? "it takes none" : "it takes: " + list) + ")");
+    }
+  }
+  Params p;
+  for (const auto& s : specs) {
+    auto it = given.find(s.name);
+    p.set(s.name, parse_param(op, s, it != given.end() ? it->second : s.default_value));
+  }
+  return p;
+}
+
+std::string param_text(const ParamValue& v) {
+  if (auto* d = std::get_if<double>(&v)) return fmt_num(*d);
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  return std::get<std::string>(v);
+}
+
+}  // namespace npukit

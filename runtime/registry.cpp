@@ -1,0 +1,37 @@
+#include "runtime/registry.h"
+
+#include <algorithm>
+
+#include "runtime/error.h"
+
+namespace npukit {
+
+const std::vector<const OpSpec*>& all_ops() {
+  static const std::vector<const OpSpec*> ops = {&rms_norm_spec()};
+  return ops;
+}
+
+const OpSpec& find_op(const std::string& name) {
+  std::string list;
+  for (const OpSpec* op : all_ops()) {
+    if (op->name == name) return *op;
+    list += (list.empty() ? "" : ", ") + op->name;
+  }
+  fail(Errc::invalid_argument, "unknown op '" + name + "' (known: " + list + ")");
+}
+
+std::vector<std::string> all_targets() {
+  std::vector<std::string> families, tiers;
+  for (const OpSpec* op : all_ops()) {
+    for (const auto& [family, kernel] : op->kernels) {
+      if (std::find(families.begin(), families.end(), family) == families.end()) families.push_back(family);
+    }
+    for (const std::string& t : op->cpu_tiers) {
+      if (std::find(tiers.begin(), tiers.end(), "cpu:" + t) == tiers.end()) tiers.push_back("cpu:" + t);
+    }
+  }
+  families.insert(families.end(), tiers.begin(), tiers.end());
+  return families;
+}
+
+}  // namespace npukit

@@ -1,0 +1,29 @@
+// A non-owning view of a host tensor, as it arrives from DLPack, .npy files or the gate.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "npukit/dtype.h"
+
+namespace npukit {
+
+struct TensorView {
+  void* data = nullptr;
+  DType dtype = DType::float32;
+  std::vector<int64_t> shape;    // outermost first, as numpy and DLPack order it
+  std::vector<int64_t> strides;  // in elements; empty means C-contiguous
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+  }
+  bool contiguous() const;
+  std::vector<int64_t> effective_strides() const;
+};
+
+std::string shape_string(const std::vector<int64_t>& shape);  // "[128, 4096]"
+
+}  // namespace npukit

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what npukit needs from Debian's packages (only what is missing), then
+# configures and builds everything into build/. Idempotent: quick when all is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake make g++ binutils pkg-config
+  libhalide14-0-dev            # Halide 14: algorithms, schedules, AOT generators
+  libfmt-dev libcli11-dev nlohmann-json3-dev libdlpack-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy        # /usr/bin/python3 runs the numpy cross-checks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build build -j"$(nproc)"

@@ -1,0 +1,108 @@
+// The command line's error paths: a one-line message naming the culprit, and exit 2.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "tools/npy.h"
+
+namespace npukit {
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+};
+
+Result npukit_cli(const std::string& args) {
+  const std::string cmd = std::string(NPUKIT_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r{-1, ""};
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class Cli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(testing::TempDir()) / ("npukit_cli_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    write("x.npy", DType::float32, {4, 8});
+    write("w.npy", DType::float32, {8});
+    write("w7.npy", DType::float32, {7});
+    write("xi.npy", DType::int32, {4, 8});
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void write(const std::string& name, DType dtype, std::vector<int64_t> shape) {
+    npy::NpyArray a;
+    a.dtype = dtype;
+    a.shape = shape;
+    a.bytes.assign(a.size() * dtype_size(dtype), 0);
+    for (size_t i = 0; i < a.bytes.size(); i += 4) a.bytes[i + 3] = 0x3f;  // 0.5f, or a big int
+    npy::write(path(name), a);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string run_args(const std::string& x, const std::string& w, const std::string& extra = "") const {
+    return "run --op rms_norm --in x=" + path(x) + " --in weight=" + path(w) + " --out y=" + path("y.npy") + " " + extra;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// One line, exit 2, and the line contains `what`.
+void expect_usage_error(const Result& r, const std::string& what) {
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(what), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+}
+
+TEST_F(Cli, RunWritesTheOutput) {
+  const Result r = npukit_cli(run_args("x.npy", "w.npy", "--param eps=1e-5"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const npy::NpyArray y = npy::read(path("y.npy"));
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(y.dtype, DType::float32);
+}
+
+TEST_F(Cli, RunErrorsNameTheCulprit) {
+  expect_usage_error(npukit_cli("run --op softmax --in x=" + path("x.npy") + " --out y=" + path("y.npy")),
+                     "unknown op 'softmax' (known: rms_norm)");
+  expect_usage_error(npukit_cli(run_args("nope.npy", "w.npy")), "nope.npy: no such file");
+  expect_usage_error(npukit_cli(run_args("xi.npy", "w.npy")), "tensor x: dtype int32 is not supported (allowed: float32, float16)");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w7.npy")), "tensor weight: dimension hidden = 7 but tensor x has hidden = 8");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--param epsilon=1")), "unknown parameter 'epsilon' (it takes: eps)");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--param eps=2")), "parameter eps=2: must be in [0, 1]");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--param eps")), "--param eps: expected NAME=VALUE");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--in bias=" + path("w.npy"))), "rms_norm has no input 'bias'");
+  expect_usage_error(npukit_cli("run --op rms_norm --in x=" + path("x.npy") + " --in weight=" + path("w.npy")),
+                     "missing --out y=FILE.npy");
+  expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--target tpu")), "no kernel for target 'tpu'");
+  expect_usage_error(npukit_cli("run --op rms_norm --in x=" + path("x.npy") + " --out y=" + path("y.npy")),
+                     "missing input tensor 'weight'");
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(npukit_cli("").code, 2);
+  EXPECT_EQ(npukit_cli("frobnicate").code, 2);
+  expect_usage_error(npukit_cli("gate --class weird"), "--class weird: unknown");
+  expect_usage_error(npukit_cli("gate --op softmax"), "--op softmax: unknown");
+  expect_usage_error(npukit_cli("gate --op rms_norm --baseline " + path("x.npy")), "not JSON");
+}
+
+TEST_F(Cli, ListShowsOpsTargetsAndClasses) {
+  const Result r = npukit_cli("list");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* s : {"rms_norm", "cpu:avx2", "nan_inf", "param eps = 1e-5", "float16"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace npukit

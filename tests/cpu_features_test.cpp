@@ -1,0 +1,84 @@
+// CPU target selection: the kit's own cpuid reading, the Halide target string it derives,
+// and the tiers it may dispatch to.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "runtime/cpu_features.h"
+
+namespace npukit {
+namespace {
+
+std::set<std::string> proc_cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream ss(line.substr(line.find(':') + 1));
+    std::set<std::string> flags;
+    for (std::string f; ss >> f;) flags.insert(f);
+    return flags;
+  }
+  return {};
+}
+
+CpuFeatures zen4() {
+  CpuFeatures f;
+  f.sse41 = f.avx = f.f16c = f.fma = f.avx2 = true;
+  f.avx512f = f.avx512cd = f.avx512dq = f.avx512bw = f.avx512vl = true;
+  f.avx512ifma = f.avx512vbmi = f.avx512vnni = f.avx512bf16 = true;
+  f.os_ymm = f.os_zmm = true;
+  f.avxvnni = false;  // the fact Halide 14 gets wrong
+  return f;
+}
+
+TEST(CpuFeatures, AgreesWithTheKernelsView) {
+  const auto flags = proc_cpuinfo_flags();
+  ASSERT_FALSE(flags.empty());
+  const CpuFeatures& f = cpu_features();
+  EXPECT_EQ(f.sse41, flags.count("sse4_1") == 1);
+  EXPECT_EQ(f.avx2, flags.count("avx2") == 1);
+  EXPECT_EQ(f.fma, flags.count("fma") == 1);
+  EXPECT_EQ(f.f16c, flags.count("f16c") == 1);
+  EXPECT_EQ(f.avx512f, flags.count("avx512f") == 1);
+  EXPECT_EQ(f.avx512bw, flags.count("avx512bw") == 1);
+  EXPECT_EQ(f.avx512vnni, flags.count("avx512_vnni") == 1);
+  EXPECT_EQ(f.avx512bf16, flags.count("avx512_bf16") == 1);
+  EXPECT_EQ(f.avxvnni, flags.count("avx_vnni") == 1);
+}
+
+TEST(CpuFeatures, Zen4NeverGetsSapphireRapids) {
+  const std::string t = halide_cpu_target(zen4());
+  EXPECT_EQ(t, "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake");
+  EXPECT_EQ(t.find("sapphirerapids"), std::string::npos);
+}
+
+TEST(CpuFeatures, AvxVnniUnlocksSapphireRapids) {
+  CpuFeatures f = zen4();
+  f.avxvnni = true;
+  EXPECT_NE(halide_cpu_target(f).find("avx512_sapphirerapids"), std::string::npos);
+}
+
+TEST(CpuFeatures, OlderCpusGetSmallerTargets) {
+  CpuFeatures f = zen4();
+  f.os_zmm = false;
+  f.avx512f = f.avx512cd = f.avx512dq = f.avx512bw = f.avx512vl = false;
+  EXPECT_EQ(halide_cpu_target(f), "x86-64-linux-sse41-avx-f16c-fma-avx2");
+  EXPECT_EQ(missing_for_tier(f, "avx512"),
+            (std::vector<std::string>{"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"}));
+  EXPECT_TRUE(missing_for_tier(f, "avx2").empty());
+  EXPECT_EQ(halide_cpu_target(CpuFeatures{}), "x86-64-linux");
+}
+
+TEST(CpuFeatures, ThisMachineRunsEveryShippedTier) {
+  // CI machines have AVX-512; if this fails the tier table or the detection is wrong.
+  for (const char* tier : {"avx512", "avx2", "sse41"}) {
+    EXPECT_TRUE(missing_for_tier(cpu_features(), tier).empty()) << tier;
+  }
+  EXPECT_TRUE(tier_requirements("no-such-tier").empty());
+}
+
+}  // namespace
+}  // namespace npukit

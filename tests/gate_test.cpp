@@ -1,0 +1,179 @@
+// The gate must be able to fail: doctored copies of the RMSNorm entry with wrong, sloppy,
+// out-of-bounds and crashing kernels, each reported with the right status and exit code.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/bind.h"
+#include "runtime/error.h"
+#include "runtime/registry.h"
+#include "tools/gate/reports.h"
+#include "tools/gate/result_json.h"
+
+namespace npukit {
+namespace {
+
+// rms_norm with its cpu kernel replaced by `kernel` (which may call the real one).
+OpSpec doctored(std::function<void(const Call&)> kernel) {
+  OpSpec op = rms_norm_spec();
+  op.kernels["cpu"] = std::move(kernel);
+  return op;
+}
+
+void real_kernel(const Call& c) { rms_norm_spec().kernels.at("cpu")(c); }
+
+std::vector<gate::CaseResult> gate_run(const OpSpec& op, bool isolate = false,
+                                       const std::string& cls = "normal") {
+  gate::Options o;
+  o.classes = {cls};
+  o.dtypes = {"float32"};
+  o.isolate = isolate;
+  return gate::run({&op}, o);
+}
+
+TEST(Gate, RealKernelPasses) {
+  const auto r = gate_run(rms_norm_spec());
+  ASSERT_FALSE(r.empty());
+  for (const auto& c : r) EXPECT_EQ(c.status, golden::Status::pass) << c.summary;
+  EXPECT_EQ(gate::exit_code(r), 0);
+}
+
+TEST(Gate, WrongKernelFails) {
+  // Off by 0.1% in one element: far inside what a casual eye accepts, far outside tolerance.
+  const OpSpec op = doctored([](const Call& c) {
+    real_kernel(c);
+    static_cast<float*>(c.tensor("y").data)[c.tensor("y").numel() / 2] *= 1.001f;
+  });
+  const auto r = gate_run(op);
+  ASSERT_FALSE(r.empty());
+  for (const auto& c : r) {
+    EXPECT_EQ(c.status, golden::Status::fail);
+    EXPECT_FALSE(c.outputs.at(0).metrics.worst.empty());
+    EXPECT_NE(c.repro.find("npukit gate --op rms_norm --target cpu --dtype float32 --class normal --case"), std::string::npos);
+  }
+  EXPECT_EQ(gate::exit_code(r), 1);
+}
+
+TEST(Gate, UnwrittenOutputFails) {
+  const auto r = gate_run(doctored([](const Call&) {}));
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].status, golden::Status::fail);
+  EXPECT_EQ(r[0].metric, "nan_inf_mismatches");  // outputs start as NaN, so nothing passes by luck
+}
+
+TEST(Gate, WriteOutsideTheTensorIsCorruption) {
+  const auto r = gate_run(doctored([](const Call& c) {
+    real_kernel(c);
+    static_cast<float*>(c.tensor("y").data)[c.tensor("y").numel()] = 1.0f;
+  }));
+  ASSERT_FALSE(r.empty());
+  EXPECT_TRUE(r[0].guard_corrupted);
+  EXPECT_EQ(r[0].status, golden::Status::fail);
+  EXPECT_EQ(gate::exit_code(r), 3);
+}
+
+TEST(Gate, WritingAnInputIsCaught) {
+  const auto r = gate_run(doctored([](const Call& c) {
+    real_kernel(c);
+    static_cast<float*>(c.tensor("x").data)[0] += 1.0f;
+  }));
+  ASSERT_FALSE(r.empty());
+  EXPECT_TRUE(r[0].guard_corrupted);
+  EXPECT_NE(r[0].error.find("input x was modified"), std::string::npos);
+}
+
+TEST(Gate, CrashingKernelIsIsolatedAndReported) {
+  const auto r = gate_run(doctored([](const Call&) { std::raise(SIGSEGV); }), /*isolate=*/true);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].status, golden::Status::crashed);
+  EXPECT_NE(r[0].error.find("signal 11"), std::string::npos);
+  EXPECT_EQ(gate::exit_code(r), 3);
+}
+
+TEST(Gate, IsolatedResultsMatchInProcessOnes) {
+  const auto a = gate_run(rms_norm_spec(), true, "boundary");
+  const auto b = gate_run(rms_norm_spec(), false, "boundary");
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].status, b[i].status);
+    EXPECT_EQ(a[i].outputs.at(0).metrics.max_abs, b[i].outputs.at(0).metrics.max_abs);
+  }
+}
+
+TEST(Gate, KernelErrorIsAFailWithItsMessage) {
+  const auto r = gate_run(doctored([](const Call&) { fail(Errc::kernel_failed, "CUDA API not found"); }));
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].status, golden::Status::fail);
+  EXPECT_EQ(r[0].error, "CUDA API not found");
+}
+
+TEST(Gate, MostlyZeroCaseIsMistrusted) {
+  OpSpec op = doctored([](const Call& c) {
+    float* y = static_cast<float*>(c.tensor("y").data);
+    for (int64_t i = 0; i < c.tensor("y").numel(); ++i) y[i] = 0.0f;
+  });
+  op.gate.reference = [](const golden::Case& c) {
+    return std::map<std::string, std::vector<double>>{{"y", std::vector<double>(c.inputs.at("x").values.size(), 0.0)}};
+  };
+  const auto r = gate_run(op);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].status, golden::Status::mistrusted);
+  EXPECT_EQ(gate::exit_code(r), 1);
+}
+
+TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {
+  gate::Options o;
+  o.classes = {"normal"};
+  o.targets = {"gpu-cuda"};
+  o.isolate = false;
+  const auto r = gate::run({&rms_norm_spec()}, o);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].status, golden::Status::unsupported);
+  EXPECT_EQ(gate::exit_code(r), 0);
+}
+
+TEST(Gate, BaselineCatchesARegressionInsideTolerance) {
+  const auto before = gate_run(rms_norm_spec());
+  const std::string path = testing::TempDir() + "/gate_baseline.json";
+  std::ofstream(path) << gate::report_json(before).dump();
+  // 1e-6 relative: still a PASS against the tolerance, but worse than the baseline.
+  const OpSpec sloppy = doctored([](const Call& c) {
+    real_kernel(c);
+    float* y = static_cast<float*>(c.tensor("y").data);
+    y[0] = y[0] * (1.0f + 1e-6f) + 1e-7f;
+  });
+  auto after = gate_run(sloppy);
+  ASSERT_EQ(after[0].status, golden::Status::pass);
+  EXPECT_EQ(gate::apply_baseline(after, path), static_cast<int>(after.size()));
+  EXPECT_EQ(after[0].status, golden::Status::fail);
+  EXPECT_EQ(after[0].metric, "baseline");
+
+  auto same = gate_run(rms_norm_spec());
+  EXPECT_EQ(gate::apply_baseline(same, path), 0);
+  EXPECT_THROW(gate::apply_baseline(same, testing::TempDir() + "/missing.json"), Error);
+}
+
+TEST(Gate, JsonRoundTripsAndJunitHasOneSuitePerOp) {
+  const auto r = gate_run(doctored([](const Call& c) {
+    real_kernel(c);
+    static_cast<float*>(c.tensor("y").data)[3] = 1e9f;
+  }));
+  const nlohmann::json j = gate::report_json(r);
+  ASSERT_EQ(j["results"].size(), r.size());
+  const auto back = gate::case_from_json(j["results"][0]);
+  EXPECT_EQ(back.status, r[0].status);
+  EXPECT_EQ(back.outputs[0].metrics.worst.size(), r[0].outputs[0].metrics.worst.size());
+  EXPECT_LE(r[0].outputs[0].metrics.worst.size(), 10u);
+  EXPECT_EQ(r[0].outputs[0].metrics.worst[0].index, 3);
+
+  std::ostringstream xml;
+  gate::write_junit(xml, r);
+  EXPECT_NE(xml.str().find("<testsuite name=\"rms_norm\""), std::string::npos);
+  EXPECT_NE(xml.str().find("<failure message=\"FAIL"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace npukit

@@ -1,0 +1,18 @@
+# golden_test: the golden library's own checks. Included from tests/CMakeLists.txt after
+# golden/ has been added; paths are relative to this file so any top level can include it.
+
+if(NOT TARGET GTest::gtest_main)
+  find_package(GTest REQUIRED)
+endif()
+include(GoogleTest)
+
+add_executable(golden_test
+  ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_rms_norm_test.cpp
+)
+target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(golden_test PRIVATE -Wall -Wextra)
+endif()
+gtest_discover_tests(golden_test)

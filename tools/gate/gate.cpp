@@ -1,0 +1,259 @@
+#include "tools/gate/gate.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <csignal>
+
+#include "golden/guard.h"
+#include "golden/half.h"
+#include "runtime/bind.h"
+#include "runtime/error.h"
+#include "tools/gate/result_json.h"
+#include "tools/gate/tensor_io.h"
+
+namespace npukit::gate {
+namespace {
+
+struct Group {
+  const OpSpec* op;
+  std::string target;
+  DType dtype;
+  std::string input_class;
+};
+
+uint64_t fnv1a(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+std::string repro_line(const Group& g, int index) {
+  return "npukit gate --op " + g.op->name + " --target " + g.target + " --dtype " +
+         std::string(dtype_name(g.dtype)) + " --class " + g.input_class + " --case " +
+         std::to_string(index);
+}
+
+// The worst status wins: a case passes only when every output passes.
+int severity(golden::Status s) {
+  switch (s) {
+    case golden::Status::pass: return 0;
+    case golden::Status::unsupported: return 1;
+    case golden::Status::mistrusted: return 2;
+    case golden::Status::fail: return 3;
+    case golden::Status::crashed: return 4;
+  }
+  return 4;
+}
+
+void check_outputs(const OpSpec& op, const golden::Case& c,
+                   const std::map<std::string, golden::GuardedBuffer>& out_buffers,
+                   const std::map<std::string, OutputInfo>& out_info, CaseResult& r) {
+  const auto expected = op.gate.reference(c);
+  r.status = golden::Status::pass;
+  for (const auto& [name, info] : out_info) {
+    const int64_t n = static_cast<int64_t>(out_buffers.at(name).bytes() / dtype_size(info.dtype));
+    std::vector<double> want = expected.at(name);
+    for (double& v : want) v = golden::round_to_dtype(v, info.dtype);
+    const std::vector<double> got = decode(out_buffers.at(name).data(), info.dtype, n);
+    OutputResult o;
+    o.name = name;
+    o.dtype = std::string(dtype_name(info.dtype));
+    o.tolerance = op.gate.tolerance(name, info.dtype);
+    o.metrics = golden::compare(got.data(), want.data(), n, info.dtype, o.tolerance.atol, o.tolerance.rtol);
+    o.verdict = golden::judge(o.metrics, o.tolerance);
+    if (severity(o.verdict.status) >= severity(r.status)) {
+      r.status = o.verdict.status;
+      r.metric = o.verdict.metric;
+      r.summary = (out_info.size() > 1 ? name + ": " : "") + o.verdict.summary;
+    }
+    r.outputs.push_back(std::move(o));
+  }
+}
+
+CaseResult run_case(const Group& g, int index, const golden::Case& c) {
+  CaseResult r;
+  r.op = g.op->name;
+  r.target = g.target;
+  r.dtype = std::string(dtype_name(g.dtype));
+  r.input_class = g.input_class;
+  r.case_index = index;
+  r.case_name = c.name;
+  r.repro = repro_line(g, index);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    std::map<std::string, golden::GuardedBuffer> in_buffers, out_buffers;
+    std::map<std::string, TensorView> tensors;
+    for (const auto& [name, arr] : c.inputs) {
+      auto& buf = in_buffers.emplace(name, golden::GuardedBuffer(arr.values.size() * dtype_size(arr.dtype))).first->second;
+      encode(arr.values, arr.dtype, buf.data());
+      tensors[name] = TensorView{buf.data(), arr.dtype, arr.shape, {}};
+    }
+    const auto out_info = infer_outputs(*g.op, tensors, c.params);
+    for (const auto& [name, info] : out_info) {
+      int64_t n = 1;
+      for (int64_t d : info.shape) n *= d;
+      auto& buf = out_buffers.emplace(name, golden::GuardedBuffer(n * dtype_size(info.dtype))).first->second;
+      tensors[name] = TensorView{buf.data(), info.dtype, info.shape, {}};
+    }
+    std::map<std::string, uint64_t> input_hash;
+    for (const auto& [name, buf] : in_buffers) input_hash[name] = fnv1a(buf.data(), buf.bytes());
+
+    const Call call = bind_call(*g.op, g.target, tensors, c.params);
+    run_call(call);
+
+    for (const auto& [name, buf] : in_buffers) {
+      if (!buf.intact() || fnv1a(buf.data(), buf.bytes()) != input_hash[name]) {
+        r.guard_corrupted = true;
+        r.error += "input " + name + " was modified by the kernel. ";
+      }
+    }
+    for (const auto& [name, buf] : out_buffers) {
+      if (!buf.intact()) {
+        r.guard_corrupted = true;
+        r.error += "output " + name + ": " + buf.corruption_report() + ". ";
+      }
+    }
+    if (r.guard_corrupted) {
+      r.status = golden::Status::fail;
+      r.metric = "guard";
+      r.summary = "write outside the tensor";
+    } else {
+      check_outputs(*g.op, c, out_buffers, out_info, r);
+    }
+  } catch (const Error& e) {
+    r.status = e.code() == Errc::unsupported ? golden::Status::unsupported : golden::Status::fail;
+    r.metric = e.code() == Errc::unsupported ? "target" : "error";
+    r.summary = e.code() == Errc::unsupported ? "no kernel here" : "kernel error";
+    r.error = e.what();
+  } catch (const std::exception& e) {
+    r.status = golden::Status::crashed;
+    r.metric = "harness";
+    r.summary = "exception";
+    r.error = e.what();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::vector<CaseResult> run_group(const Group& g, int case_index) {
+  std::vector<CaseResult> results;
+  const std::vector<golden::Case> cases = g.op->gate.cases(g.input_class, g.dtype);
+  for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
+    if (case_index >= 0 && i != case_index) continue;
+    results.push_back(run_case(g, i, cases[i]));
+  }
+  return results;
+}
+
+CaseResult crash_result(const Group& g, const std::string& why) {
+  CaseResult r;
+  r.op = g.op->name;
+  r.target = g.target;
+  r.dtype = std::string(dtype_name(g.dtype));
+  r.input_class = g.input_class;
+  r.case_index = -1;
+  r.case_name = "(all cases)";
+  r.status = golden::Status::crashed;
+  r.metric = "harness";
+  r.summary = "crashed";
+  r.error = why;
+  r.repro = repro_line(g, 0) + " --no-isolate";
+  r.repro.replace(r.repro.find(" --case 0"), 9, "");
+  return r;
+}
+
+// Runs the group in a child process and reads its results back as JSON, so that a kernel
+// that crashes or corrupts the heap takes down one group, not the whole report.
+std::vector<CaseResult> run_group_isolated(const Group& g, int case_index) {
+  int fds[2];
+  if (pipe(fds) != 0) return run_group(g, case_index);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return run_group(g, case_index);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    int code = 0;
+    std::string text;
+    try {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const CaseResult& r : run_group(g, case_index)) arr.push_back(to_json(r));
+      text = arr.dump();
+    } catch (const std::exception& e) {
+      text = nlohmann::json{{"error", e.what()}}.dump();
+      code = 3;
+    }
+    for (size_t off = 0; off < text.size();) {
+      const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+      if (n <= 0) break;
+      off += static_cast<size_t>(n);
+    }
+    close(fds[1]);
+    _exit(code);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (WIFSIGNALED(wstatus)) {
+    const int sig = WTERMSIG(wstatus);
+    return {crash_result(g, "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")")};
+  }
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j.is_object()) return {crash_result(g, j.value("error", std::string("unknown error")))};
+    std::vector<CaseResult> results;
+    for (const auto& item : j) results.push_back(case_from_json(item));
+    return results;
+  } catch (const std::exception& e) {
+    return {crash_result(g, "exit status " + std::to_string(WEXITSTATUS(wstatus)) +
+                                ", unreadable results: " + e.what())};
+  }
+}
+
+bool selected(const std::vector<std::string>& filter, const std::string& v) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
+}
+
+}  // namespace
+
+std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options& options) {
+  const std::vector<std::string> targets = options.targets.empty() ? std::vector<std::string>{"cpu"} : options.targets;
+  std::vector<CaseResult> results;
+  for (const OpSpec* op : ops) {
+    if (!selected(options.ops, op->name)) continue;
+    for (const std::string& target : targets) {
+      for (DType dtype : op->gate.dtypes) {
+        if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
+        for (const std::string& cls : golden::input_classes()) {
+          if (!selected(options.classes, cls)) continue;
+          const Group g{op, target, dtype, cls};
+          auto part = options.isolate ? run_group_isolated(g, options.case_index) : run_group(g, options.case_index);
+          results.insert(results.end(), part.begin(), part.end());
+        }
+      }
+    }
+  }
+  return results;
+}
+
+int exit_code(const std::vector<CaseResult>& results) {
+  int code = 0;
+  for (const CaseResult& r : results) {
+    if (r.status == golden::Status::crashed || r.guard_corrupted) return 3;
+    if (r.status == golden::Status::fail || r.status == golden::Status::mistrusted) code = 1;
+  }
+  return code;
+}
+
+}  // namespace npukit::gate

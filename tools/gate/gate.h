@@ -1,0 +1,52 @@
+// The precision gate: every op × target × dtype × input class × case, checked against the
+// op's golden reference under its tolerance policy.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "golden/metrics.h"
+#include "golden/tolerance.h"
+#include "runtime/op_spec.h"
+
+namespace npukit::gate {
+
+struct Options {
+  std::vector<std::string> ops;      // empty = all
+  std::vector<std::string> targets;  // empty = "cpu"
+  std::vector<std::string> classes;  // empty = all input classes
+  std::vector<std::string> dtypes;   // empty = every dtype the op gates
+  int case_index = -1;               // >= 0: only that case of each class
+  bool isolate = true;  // run each group in a child process, so a crashing kernel is reported
+};
+
+struct OutputResult {
+  std::string name;
+  std::string dtype;
+  golden::Metrics metrics;
+  golden::Tolerance tolerance;
+  golden::Verdict verdict;
+};
+
+struct CaseResult {
+  std::string op, target, dtype, input_class;
+  int case_index = 0;
+  std::string case_name;  // e.g. "rows=3 hidden=4097"
+  golden::Status status = golden::Status::fail;
+  std::string metric, summary;  // the deciding metric and "value <= limit" text
+  std::string error;            // kernel error, guard corruption, crash
+  bool guard_corrupted = false;
+  std::vector<OutputResult> outputs;
+  double seconds = 0;
+  std::string repro;
+};
+
+// Runs the gate over `ops` (normally all_ops(); tests pass doctored copies).
+std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options& options);
+
+// Exit code per the gate's contract: 0 all pass (UNSUPPORTED allowed), 1 any FAIL or
+// MISTRUSTED, 3 a crash or a guard-region corruption (takes precedence).
+int exit_code(const std::vector<CaseResult>& results);
+
+}  // namespace npukit::gate

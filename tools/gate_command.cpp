@@ -1,0 +1,78 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "golden/cases.h"
+#include "runtime/error.h"
+#include "runtime/registry.h"
+#include "tools/commands.h"
+#include "tools/gate/reports.h"
+#include "tools/gate/result_json.h"
+
+namespace npukit::cli {
+namespace {
+
+struct GateArgs {
+  gate::Options options;
+  std::string json, junit, baseline;
+  bool no_isolate = false;
+};
+
+void check_known(const std::vector<std::string>& given, const std::vector<std::string>& known, const char* flag) {
+  std::string list;
+  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  for (const auto& g : given) {
+    bool ok = false;
+    for (const auto& k : known) ok = ok || k == g;
+    if (!ok) fail(Errc::invalid_argument, std::string(flag) + " " + g + ": unknown (known: " + list + ")");
+  }
+}
+
+void write_file(const std::string& path, const std::function<void(std::ostream&)>& fn) {
+  std::ofstream out(path);
+  if (!out) fail(Errc::invalid_argument, "cannot write " + path);
+  fn(out);
+  if (!out) fail(Errc::invalid_argument, "error while writing " + path);
+}
+
+int run_gate(const GateArgs& a) {
+  std::vector<std::string> op_names;
+  for (const OpSpec* op : all_ops()) op_names.push_back(op->name);
+  check_known(a.options.ops, op_names, "--op");
+  check_known(a.options.targets, all_targets(), "--target");
+  check_known(a.options.classes, golden::input_classes(), "--class");
+  check_known(a.options.dtypes, {"float32", "float16", "int8", "int32"}, "--dtype");
+
+  if (!a.baseline.empty()) {
+    std::vector<gate::CaseResult> none;
+    gate::apply_baseline(none, a.baseline);  // reject an unreadable baseline before the long run
+  }
+  gate::Options options = a.options;
+  options.isolate = !a.no_isolate;
+  std::vector<gate::CaseResult> results = gate::run(all_ops(), options);
+  if (!a.baseline.empty()) gate::apply_baseline(results, a.baseline);
+
+  gate::print_table(std::cout, results);
+  if (!a.json.empty()) write_file(a.json, [&](std::ostream& os) { os << gate::report_json(results).dump(2) << '\n'; });
+  if (!a.junit.empty()) write_file(a.junit, [&](std::ostream& os) { gate::write_junit(os, results); });
+  return gate::exit_code(results);
+}
+
+}  // namespace
+
+void add_gate(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<GateArgs>();
+  CLI::App* sub = app.add_subcommand("gate", "check every op x target x input class against its golden reference");
+  sub->add_option("--op", args->options.ops, "ops to gate (default: all)");
+  sub->add_option("--target", args->options.targets, "targets: cpu, cpu:<tier> (default: cpu)");
+  sub->add_option("--class", args->options.classes, "input classes (default: all)");
+  sub->add_option("--dtype", args->options.dtypes, "storage dtypes (default: each op's)");
+  sub->add_option("--case", args->options.case_index, "run only this case index of each class (for repro)");
+  sub->add_option("--json", args->json, "write every metric and the worst points as JSON");
+  sub->add_option("--junit", args->junit, "write JUnit XML (one suite per op)");
+  sub->add_option("--baseline", args->baseline, "fail cases whose metrics regressed against this --json report");
+  sub->add_flag("--no-isolate", args->no_isolate, "run kernels in this process (no crash isolation; for debuggers)");
+  sub->callback([args, &exit_code] { exit_code = run_gate(*args); });
+}
+
+}  // namespace npukit::cli

@@ -1,0 +1,60 @@
+#include <iostream>
+#include <memory>
+
+#include "golden/cases.h"
+#include "runtime/cpu_features.h"
+#include "runtime/registry.h"
+#include "tools/commands.h"
+
+namespace npukit::cli {
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+int list(const std::string& only) {
+  std::cout << "targets: " << join(all_targets()) << '\n';
+  const CpuFeatures& f = cpu_features();
+  std::cout << "cpu: " << describe(f) << '\n';
+  std::cout << "input classes: " << join(golden::input_classes()) << "\n\n";
+  for (const OpSpec* op : all_ops()) {
+    if (!only.empty() && op->name != only) continue;
+    std::cout << op->name << ": " << op->summary << '\n';
+    for (const TensorSpec& t : op->tensors) {
+      std::vector<std::string> dtypes;
+      for (DType d : t.dtypes) dtypes.emplace_back(dtype_name(d));
+      std::cout << "  " << (t.role == TensorSpec::Role::input ? "in  " : "out ") << t.name << " ("
+                << join(t.dims) << ") " << join(dtypes, "|")
+                << (t.same_dtype_as.empty() ? "" : ", same dtype as " + t.same_dtype_as) << '\n';
+    }
+    for (const ParamSpec& p : op->params) {
+      std::cout << "  param " << p.name << " = " << p.default_value;
+      if (p.kind == ParamSpec::Kind::choice) std::cout << " {" << join(p.choices, "|") << "}";
+      std::cout << ": " << p.doc << '\n';
+    }
+    std::vector<std::string> targets;
+    for (const auto& [t, k] : op->kernels) targets.push_back(t);
+    std::cout << "  targets: " << join(targets);
+    if (!op->cpu_tiers.empty()) std::cout << " (cpu tiers: " << join(op->cpu_tiers) << ")";
+    std::cout << '\n';
+    std::vector<std::string> gated;
+    for (DType d : op->gate.dtypes) gated.emplace_back(dtype_name(d));
+    std::cout << "  gated dtypes: " << join(gated) << '\n';
+    std::cout << "  NaN/Inf: " << op->gate.nan_contract << "\n\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_list(CLI::App& app, int& exit_code) {
+  auto only = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("list", "list ops, targets, dtypes and input classes");
+  sub->add_option("--op", *only, "describe only this op");
+  sub->callback([only, &exit_code] { exit_code = list(*only); });
+}
+
+}  // namespace npukit::cli

@@ -1,0 +1,30 @@
+// npukit: gate, run and list the kit's operators.
+#include <iostream>
+
+#include "runtime/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"npukit: write, check and simulate LLM-decode operators"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  npukit::cli::add_gate(app, exit_code);
+  npukit::cli::add_run(app, exit_code);
+  npukit::cli::add_list(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const npukit::Error& e) {
+    std::cerr << "npukit: " << e.what() << '\n';
+    if (e.code() == npukit::Errc::internal) return 3;
+    return e.code() == npukit::Errc::kernel_failed ? 1 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "npukit: " << e.what() << '\n';
+    return 2;
+  }
+  return exit_code;
+}

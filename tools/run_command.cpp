@@ -1,0 +1,104 @@
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "runtime/bind.h"
+#include "runtime/error.h"
+#include "runtime/registry.h"
+#include "tools/commands.h"
+#include "tools/npy.h"
+
+namespace npukit::cli {
+namespace {
+
+struct RunArgs {
+  std::string op, target = "cpu";
+  std::vector<std::string> ins, outs, params;
+};
+
+// "name=value" → {name, value}; `flag` names the option in the error.
+std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+    fail(Errc::invalid_argument, std::string(flag) + " " + s + ": expected NAME=VALUE");
+  }
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+int run_op(const RunArgs& a) {
+  const OpSpec& op = find_op(a.op);
+  std::map<std::string, std::string> params;
+  for (const std::string& p : a.params) {
+    auto [name, value] = split_assignment(p, "--param");
+    if (!params.emplace(name, value).second) fail(Errc::invalid_argument, "--param " + name + " given twice");
+  }
+  std::map<std::string, npy::NpyArray> arrays;
+  std::map<std::string, TensorView> tensors;
+  for (const std::string& in : a.ins) {
+    auto [name, path] = split_assignment(in, "--in");
+    if (!op.tensors.empty()) {
+      bool is_input = false;
+      for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.role == TensorSpec::Role::input);
+      if (!is_input) {
+        std::string list;
+        for (const TensorSpec& s : op.tensors) {
+          if (s.role == TensorSpec::Role::input) list += (list.empty() ? "" : ", ") + s.name;
+        }
+        fail(Errc::invalid_argument, "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + list + ")");
+      }
+    }
+    if (arrays.count(name)) fail(Errc::invalid_argument, "--in " + name + " given twice");
+    try {
+      arrays[name] = npy::read(path);
+    } catch (const std::exception& e) {
+      fail(Errc::invalid_argument, "--in " + name + "=" + e.what());
+    }
+    npy::NpyArray& arr = arrays[name];
+    tensors[name] = TensorView{arr.bytes.data(), arr.dtype, arr.shape, {}};
+  }
+  std::map<std::string, std::string> out_paths;
+  for (const std::string& o : a.outs) {
+    auto [name, path] = split_assignment(o, "--out");
+    out_paths[name] = path;
+  }
+  const auto infos = infer_outputs(op, tensors, params);
+  for (const auto& [name, path] : out_paths) {
+    if (!infos.count(name)) {
+      std::string list;
+      for (const auto& [n, i] : infos) list += (list.empty() ? "" : ", ") + n;
+      fail(Errc::invalid_argument, "--out " + name + "=" + path + ": " + op.name + " has no output '" + name + "' (outputs: " + list + ")");
+    }
+  }
+  for (const auto& [name, info] : infos) {
+    if (!out_paths.count(name)) fail(Errc::invalid_argument, op.name + ": missing --out " + name + "=FILE.npy");
+    npy::NpyArray& arr = arrays["\x01out:" + name];
+    arr.dtype = info.dtype;
+    arr.shape = info.shape;
+    arr.bytes.assign(static_cast<size_t>(arr.size()) * dtype_size(info.dtype), 0);
+    tensors[name] = TensorView{arr.bytes.data(), info.dtype, info.shape, {}};
+  }
+  run_call(bind_call(op, a.target, tensors, params));
+  for (const auto& [name, path] : out_paths) {
+    try {
+      npy::write(path, arrays.at("\x01out:" + name));
+    } catch (const std::exception& e) {
+      fail(Errc::invalid_argument, "--out " + name + "=" + e.what());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* sub = app.add_subcommand("run", "run one op on .npy tensors");
+  sub->add_option("--op", args->op, "the op (see npukit list)")->required();
+  sub->add_option("--target", args->target, "cpu or cpu:<tier> (default: cpu)");
+  sub->add_option("--in", args->ins, "NAME=FILE.npy for each input tensor");
+  sub->add_option("--out", args->outs, "NAME=FILE.npy for each output tensor");
+  sub->add_option("--param", args->params, "NAME=VALUE for each parameter to set");
+  sub->callback([args, &exit_code] { exit_code = run_op(*args); });
+}
+
+}  // namespace npukit::cli
