@@ -1,10 +1,14 @@
 #include "bench/copy_anchor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
+
+#include "HalideRuntime.h"
 
 namespace npukit::bench {
 namespace {
@@ -13,35 +17,39 @@ using Vec = float __attribute__((vector_size(64), aligned(4)));
 
 // GCC would turn a plain copy loop into a memcpy call; STREAM's copy is a loop of plain
 // loads and stores, so keep it one.
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) void stream_copy(const void* src, void* dst,
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) void stream_copy(const char* src, char* dst,
                                                                                  size_t bytes) {
-  const Vec* s = static_cast<const Vec*>(src);
-  Vec* d = static_cast<Vec*>(dst);
+  const Vec* s = reinterpret_cast<const Vec*>(src);
+  Vec* d = reinterpret_cast<Vec*>(dst);
   const size_t n = bytes / sizeof(Vec);
   for (size_t i = 0; i < n; ++i) d[i] = s[i];
-  std::memmove(reinterpret_cast<char*>(dst) + n * sizeof(Vec), reinterpret_cast<const char*>(src) + n * sizeof(Vec),
-               bytes - n * sizeof(Vec));
+  std::memmove(dst + n * sizeof(Vec), src + n * sizeof(Vec), bytes - n * sizeof(Vec));
 }
 
-template <class Copy>
-double median_gbps(ColdArena& src, ColdArena& dst, size_t bytes, int threads, int reps, Copy copy) {
+void memcpy_copy(const char* src, char* dst, size_t bytes) { std::memcpy(dst, src, bytes); }
+
+struct Job {
+  const char* src;
+  char* dst;
+  size_t bytes, share;
+  void (*copy)(const char*, char*, size_t);
+};
+
+int copy_task(void*, int task, uint8_t* closure) {
+  const Job& j = *reinterpret_cast<const Job*>(closure);
+  const size_t lo = std::min(j.bytes, task * j.share), hi = std::min(j.bytes, lo + j.share);
+  j.copy(j.src + lo, j.dst + lo, hi - lo);
+  return 0;
+}
+
+double median_gbps(ColdArena& src, ColdArena& dst, size_t bytes, int reps, void (*copy)(const char*, char*, size_t)) {
+  const int tasks = halide_threads();
   std::vector<double> gbps;
-  size_t slot = 0;
-  for (int r = 0; r < reps; ++r, ++slot) {
-    const auto* s = static_cast<const char*>(src.slot(slot));
-    auto* d = static_cast<char*>(dst.slot(slot));
+  for (int r = 0; r < reps; ++r) {
+    Job job{static_cast<const char*>(src.slot(r)), static_cast<char*>(dst.slot(r)), bytes,
+            (bytes / tasks + 63) / 64 * 64, copy};
     const auto t0 = std::chrono::steady_clock::now();
-    if (threads == 1 || bytes < (size_t(1) << 20)) {  // thread start-up would dominate
-      copy(s, d, bytes);
-    } else {
-      std::vector<std::thread> pool;
-      const size_t share = (bytes / threads + 63) / 64 * 64;
-      for (int t = 0; t < threads; ++t) {
-        const size_t lo = std::min(bytes, t * share), hi = std::min(bytes, lo + share);
-        pool.emplace_back([=] { copy(s + lo, d + lo, hi - lo); });
-      }
-      for (auto& th : pool) th.join();
-    }
+    halide_do_par_for(nullptr, copy_task, 0, tasks, reinterpret_cast<uint8_t*>(&job));
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     gbps.push_back(2.0 * bytes / sec / 1e9);
   }
@@ -51,12 +59,14 @@ double median_gbps(ColdArena& src, ColdArena& dst, size_t bytes, int threads, in
 
 }  // namespace
 
-CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int threads, int reps) {
-  CopyAnchor a;
-  a.stream_gbps = median_gbps(src, dst, bytes, threads, reps, stream_copy);
-  a.memcpy_gbps = median_gbps(src, dst, bytes, threads, reps,
-                              [](const void* s, void* d, size_t n) { std::memcpy(d, s, n); });
-  return a;
+int halide_threads() {
+  const char* env = std::getenv("HL_NUM_THREADS");
+  const int n = env ? std::atoi(env) : 0;
+  return n > 0 ? n : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int reps) {
+  return {median_gbps(src, dst, bytes, reps, stream_copy), median_gbps(src, dst, bytes, reps, memcpy_copy)};
 }
 
 }  // namespace npukit::bench

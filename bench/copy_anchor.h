@@ -1,7 +1,8 @@
 // The bandwidth anchor every memory-bound kernel is compared with in the same run: a
-// STREAM-style copy (plain vector loads and stores, no non-temporal hints, the same
-// threads) over the same cold arenas, and glibc's memcpy (non-temporal stores for large
-// sizes) as a second, harder anchor.
+// STREAM-style copy (plain vector loads and stores, no non-temporal hints) over the same
+// cold arenas, split into tasks on Halide's own thread pool so that it runs on exactly
+// the threads the kernels get (HL_NUM_THREADS); and glibc's memcpy (non-temporal stores
+// for large sizes) split the same way, as a second, harder anchor.
 #pragma once
 
 #include <cstddef>
@@ -11,12 +12,14 @@
 namespace npukit::bench {
 
 struct CopyAnchor {
-  double stream_gbps;  // median of several rotations; bytes read + bytes written per second
+  double stream_gbps;  // median over rotations; bytes read + bytes written per second
   double memcpy_gbps;
 };
 
-// Copies `bytes` from slot i of `src` to slot i of `dst` for rotating i, with `threads`
-// threads each taking a contiguous share, `reps` times; returns the medians.
-CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int threads, int reps = 15);
+// The threads Halide's pool uses in this process: HL_NUM_THREADS, else the core count.
+int halide_threads();
+
+// Copies `bytes` from slot i of `src` to slot i of `dst` for rotating i, `reps` times.
+CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int reps = 15);
 
 }  // namespace npukit::bench
