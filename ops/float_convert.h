@@ -1,16 +1,27 @@
-// Conversions between storage types and fp32 arithmetic that keep IEEE semantics.
-// Halide 14 converts float16 in software on x86 (no F16C instructions) and turns a NaN
-// into an infinity on the way to float16; these helpers keep NaN a NaN both ways.
+// Conversions between storage types and fp32 arithmetic that keep IEEE semantics and run
+// at memory speed. Halide 14 converts float16 in software on x86 (no F16C instructions,
+// about 3x slower than DRAM for a fused kernel) and turns a NaN into an infinity on the
+// way to float16. Where the target has F16C, these use vcvtph2ps / vcvtps2ph through a
+// little linked bitcode (ops/f16c_convert.ll); elsewhere Halide's software conversion,
+// with NaN kept a NaN both ways.
 #pragma once
 
 #include "Halide.h"
 
 namespace npukit::ops {
 
-// `v` (any float type) as fp32.
-Halide::Expr widen_to_f32(Halide::Expr v);
+// Whether `t` gets the native conversions (x86-64 with F16C; Halide sets mcpu=haswell
+// for AVX2, which has it).
+bool has_native_f16(const Halide::Target& t);
 
-// fp32 `v` stored as `t` (float32 or float16), NaN preserved.
-Halide::Expr narrow_from_f32(Halide::Expr v, Halide::Type t);
+// Links the conversion bitcode into what `generator_externs` compiles, for targets that
+// use it. Call from every Generator that uses widen_to_f32 / narrow_from_f32.
+void add_f16c_bitcode(Halide::GeneratorContext::ExternsMap& generator_externs, const Halide::Target& t);
+
+// `v` (any float type) as fp32.
+Halide::Expr widen_to_f32(Halide::Expr v, const Halide::Target& t);
+
+// fp32 `v` stored as `type` (float32 or float16; round to nearest even), NaN preserved.
+Halide::Expr narrow_from_f32(Halide::Expr v, Halide::Type type, const Halide::Target& t);
 
 }  // namespace npukit::ops

@@ -6,14 +6,14 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_type) {
+RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_type, const Target& target) {
   RmsNorm op;
   Var h = op.h, row = op.row;
   op.k = RDom(0, hidden, "k");
 
   // Σx² in fp64: fp32 squares overflow once |x| > 1.8e19 and underflow below 1e-19, while
   // fp64 holds every fp32 square. The kernel is memory bound, so the widening is free.
-  Expr v = cast<double>(widen_to_f32(x(op.k, row)));
+  Expr v = cast<double>(widen_to_f32(x(op.k, row), target));
   op.sumsq(row) = cast<double>(0);
   op.sumsq(row) += v * v;
 
@@ -30,7 +30,7 @@ RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_typ
   op.inv_rms(row) = Tuple(cast<float>(strict_float(inv * up)), down);
 
   Expr a = op.inv_rms(row)[0], b = op.inv_rms(row)[1];
-  op.out(h, row) = narrow_from_f32(strict_float(((widen_to_f32(x(h, row)) * a) * b) * widen_to_f32(weight(h))), out_type);
+  op.out(h, row) = narrow_from_f32(strict_float(((widen_to_f32(x(h, row), target) * a) * b) * widen_to_f32(weight(h), target)), out_type, target);
   return op;
 }
 

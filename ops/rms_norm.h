@@ -15,7 +15,8 @@ struct RmsNorm {
 };
 
 // `x(h, row)` and `weight(h)` may be of any float type; arithmetic is fp32.
+// `target` picks the fp16 conversions (ops/float_convert.h).
 RmsNorm define_rms_norm(Halide::Func x, Halide::Func weight, Halide::Expr hidden,
-                        Halide::Expr eps, Halide::Type out_type);
+                        Halide::Expr eps, Halide::Type out_type, const Halide::Target& target);
 
 }  // namespace npukit::ops

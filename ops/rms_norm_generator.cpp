@@ -1,6 +1,7 @@
 // The RMSNorm Generator: one source for the ahead-of-time kernels and for JIT users.
 // Storage types come from the `x.type`, `weight.type` and `y.type` generator params.
 #include "Halide.h"
+#include "ops/float_convert.h"
 #include "ops/rms_norm.h"
 #include "schedules/cpu/rms_norm.h"
 
@@ -16,7 +17,8 @@ class RmsNormGenerator : public Halide::Generator<RmsNormGenerator> {
 
   void generate() {
     Halide::Expr hidden = x.dim(0).extent();
-    ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type());
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type(), get_target());
     y = op.out;
     schedules::cpu::schedule_rms_norm(op, hidden, get_target());
   }

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake make g++ binutils pkg-config
-  libhalide14-0-dev            # Halide 14: algorithms, schedules, AOT generators
+  libhalide14-0-dev llvm-14    # Halide 14; llvm-as-14 assembles ops/f16c_convert.ll
   libfmt-dev libcli11-dev nlohmann-json3-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy        # /usr/bin/python3 runs the numpy cross-checks
