@@ -3,15 +3,12 @@
 #include <climits>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace npukit {
 namespace {
 
-std::string dtype_list(const std::vector<DType>& ts) {
-  std::string s;
-  for (DType t : ts) s += (s.empty() ? "" : ", ") + std::string(dtype_name(t));
-  return s;
-}
+std::string dtype_list(const std::vector<DType>& ts) { return join_names(ts, dtype_name); }
 
 std::string dims_string(const std::vector<std::string>& dims) {
   std::string s = "(";
@@ -81,12 +78,9 @@ void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>
 void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
   for (const auto& [name, view] : tensors) {
     bool known = false;
-    std::string list;
-    for (const TensorSpec& s : op.tensors) {
-      known = known || s.name == name;
-      list += (list.empty() ? "" : ", ") + s.name;
-    }
+    for (const TensorSpec& s : op.tensors) known = known || s.name == name;
     if (!known) {
+      const std::string list = join_names(op.tensors, [](const TensorSpec& s) { return s.name; });
       fail(Errc::invalid_argument, op.name + ": unknown tensor '" + name + "' (it takes: " + list + ")");
     }
   }
@@ -175,8 +169,7 @@ Call bind_call(const OpSpec& op, const std::string& target,
   call.target = target.substr(0, colon);
   call.tier = colon == std::string::npos ? "" : target.substr(colon + 1);
   if (!op.kernels.count(call.target)) {
-    std::string list;
-    for (const auto& [t, k] : op.kernels) list += (list.empty() ? "" : ", ") + t;
+    const std::string list = join_names(op.kernels, [](const auto& kv) { return kv.first; });
     fail(Errc::unsupported, op.name + ": no kernel for target '" + call.target + "' (it has: " + list + ")");
   }
   if (!call.tier.empty() && call.target != "cpu") {

@@ -7,6 +7,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace npukit {
 
@@ -23,9 +24,8 @@ template <class Fn, size_t N>
 const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], std::string_view kernel,
                                        std::string_view forced) {
   const CpuFeatures& f = cpu_features();
-  std::string tiers;
+  const std::string tiers = join_names(table, [](const CpuVariant<Fn>& v) { return v.tier; });
   for (const CpuVariant<Fn>& v : table) {
-    tiers += (tiers.empty() ? "" : ", ") + std::string(v.tier);
     if (!forced.empty() && forced != v.tier) continue;
     const auto missing = missing_for_tier(f, v.tier);
     if (missing.empty()) return v;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace npukit {
 namespace {
@@ -44,12 +45,10 @@ ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::
   const std::string where = op + ": parameter " + spec.name + "=" + text;
   switch (spec.kind) {
     case ParamSpec::Kind::choice: {
-      std::string list;
       for (const auto& c : spec.choices) {
         if (c == text) return text;
-        list += (list.empty() ? "" : ", ") + c;
       }
-      fail(Errc::invalid_argument, where + ": must be one of " + list);
+      fail(Errc::invalid_argument, where + ": must be one of " + join_names(spec.choices));
     }
     case ParamSpec::Kind::integer: {
       char* end = nullptr;
@@ -83,12 +82,9 @@ Params resolve_params(const std::string& op, const std::vector<ParamSpec>& specs
                       const std::map<std::string, std::string>& given) {
   for (const auto& [name, value] : given) {
     bool known = false;
-    std::string list;
-    for (const auto& s : specs) {
-      known = known || s.name == name;
-      list += (list.empty() ? "" : ", ") + s.name;
-    }
+    for (const auto& s : specs) known = known || s.name == name;
     if (!known) {
+      const std::string list = join_names(specs, [](const ParamSpec& s) { return s.name; });
       fail(Errc::invalid_argument, op + ": unknown parameter '" + name + "' (" +
                                        (list.empty() ? "it takes none" : "it takes: " + list) + ")");
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 
 namespace npukit {
 
@@ -12,11 +13,10 @@ const std::vector<const OpSpec*>& all_ops() {
 }
 
 const OpSpec& find_op(const std::string& name) {
-  std::string list;
   for (const OpSpec* op : all_ops()) {
     if (op->name == name) return *op;
-    list += (list.empty() ? "" : ", ") + op->name;
   }
+  const std::string list = join_names(all_ops(), [](const OpSpec* op) { return op->name; });
   fail(Errc::invalid_argument, "unknown op '" + name + "' (known: " + list + ")");
 }
 

@@ -4,6 +4,7 @@
 
 #include "golden/cases.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 #include "runtime/registry.h"
 #include "tools/commands.h"
 #include "tools/gate/reports.h"
@@ -19,8 +20,7 @@ struct GateArgs {
 };
 
 void check_known(const std::vector<std::string>& given, const std::vector<std::string>& known, const char* flag) {
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+  const std::string list = join_names(known);
   for (const auto& g : given) {
     bool ok = false;
     for (const auto& k : known) ok = ok || k == g;
@@ -41,7 +41,7 @@ int run_gate(const GateArgs& a) {
   check_known(a.options.ops, op_names, "--op");
   check_known(a.options.targets, all_targets(), "--target");
   check_known(a.options.classes, golden::input_classes(), "--class");
-  check_known(a.options.dtypes, {"float32", "float16", "int8", "int32"}, "--dtype");
+  check_known(a.options.dtypes, {"float32", "float16", "float64", "int8", "uint8", "int32", "int64"}, "--dtype");
 
   if (!a.baseline.empty()) {
     std::vector<gate::CaseResult> none;

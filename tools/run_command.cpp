@@ -4,6 +4,7 @@
 
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/text.h"
 #include "runtime/registry.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
@@ -40,10 +41,11 @@ int run_op(const RunArgs& a) {
       bool is_input = false;
       for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.role == TensorSpec::Role::input);
       if (!is_input) {
-        std::string list;
+        std::vector<std::string> inputs;
         for (const TensorSpec& s : op.tensors) {
-          if (s.role == TensorSpec::Role::input) list += (list.empty() ? "" : ", ") + s.name;
+          if (s.role == TensorSpec::Role::input) inputs.push_back(s.name);
         }
+        const std::string list = join_names(inputs);
         fail(Errc::invalid_argument, "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + list + ")");
       }
     }
@@ -64,8 +66,7 @@ int run_op(const RunArgs& a) {
   const auto infos = infer_outputs(op, tensors, params);
   for (const auto& [name, path] : out_paths) {
     if (!infos.count(name)) {
-      std::string list;
-      for (const auto& [n, i] : infos) list += (list.empty() ? "" : ", ") + n;
+      const std::string list = join_names(infos, [](const auto& kv) { return kv.first; });
       fail(Errc::invalid_argument, "--out " + name + "=" + path + ": " + op.name + " has no output '" + name + "' (outputs: " + list + ")");
     }
   }
