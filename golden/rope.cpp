@@ -17,8 +17,10 @@ constexpr double kInvTwoPi = 0x1.45f306dc9c883p-3;
 constexpr int64_t kMaxPosition = int64_t{1} << 31;
 
 // p · inv_freq reduced to about [−π, π]. With hi + lo = p · inv_freq exactly (fma), hi − k·2π₁
-// is exact (both are multiples of ulp(hi) and the difference is far smaller than hi), so
-// the only roundings left are the last two additions near π: ~1e-15 rad in all.
+// is exact (both are multiples of ulp(hi) and the difference is far smaller than hi), and
+// k·2π₂, k·2π₃ are exact or negligibly rounded, so what rounds is the last few additions
+// near π, each by at most 2^-52: ~1e-15 rad in all (measured against long double: 3e-14,
+// the long double angle's own error at p = 2^20).
 double reduced_angle(double p, double inv_freq) {
   const double hi = p * inv_freq;
   const double lo = std::fma(p, inv_freq, -hi);

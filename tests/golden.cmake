@@ -10,6 +10,7 @@ add_executable(golden_test
   ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_rms_norm_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_rope_test.cpp
 )
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

@@ -1,0 +1,320 @@
+#include "golden/rope_cases.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "golden/half.h"
+#include "golden/rope.h"
+#include "golden/seed.h"
+
+namespace npukit::golden {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kFloatMax = std::numeric_limits<float>::max();
+constexpr int64_t kMaxPosition = int64_t{1} << 20;  // the operator's default max_position
+constexpr RopeStyle kInterleaved = RopeStyle::interleaved;
+constexpr RopeStyle kHalf = RopeStyle::half;
+
+class Builder {
+ public:
+  Builder(std::string_view cls, DType dtype) : cls_(cls), dtype_(dtype) {}
+
+  // Appends a case with the defaults (x ~ N(0, 1), positions 0, 1, ..., max_position 2^20);
+  // the helpers below then adjust it and say so in its name.
+  void add(int64_t tokens, int64_t heads, int64_t head_dim, int64_t rotary_dim,
+           RopeStyle style, double theta = 10000) {
+    Case c;
+    c.name = "t=" + std::to_string(tokens) + " h=" + std::to_string(heads) +
+             " d=" + std::to_string(head_dim) + " rd=" + std::to_string(rotary_dim) + " " +
+             std::string(rope_style_name(style));
+    if (theta != 10000) c.name += " theta=" + std::to_string(static_cast<int64_t>(theta));
+    c.dims = {{"tokens", tokens}, {"heads", heads}, {"head_dim", head_dim}};
+    // Integers in plain decimal: an integer parameter is parsed with strtoll, which would
+    // stop at the exponent of number_text's "1e+03".
+    c.params = {{"theta", number_text(theta)},
+                {"style", std::string(rope_style_name(style))},
+                {"rotary_dim", std::to_string(rotary_dim)},
+                {"max_position", std::to_string(kMaxPosition)}};
+    c.inputs["x"] = make_normal(stream("x"), index(), dtype_, {tokens, heads, head_dim}, 0, 1);
+    Array& pos = c.inputs["positions"] = make_constant(DType::int32, {tokens}, 0);
+    for (size_t k = 0; k < pos.values.size(); ++k) pos.values[k] = static_cast<double>(k);
+    cases_.push_back(std::move(c));
+  }
+
+  void max_position(int64_t m) {
+    cases_.back().params["max_position"] = std::to_string(m);
+    note("max_position=" + std::to_string(m));
+  }
+
+  // positions become start, start + 1, ...
+  void positions_from(int64_t start) {
+    Array& pos = positions();
+    for (size_t k = 0; k < pos.values.size(); ++k) {
+      pos.values[k] = static_cast<double>(start + static_cast<int64_t>(k));
+    }
+    note("pos=" + std::to_string(start) + ".." +
+         std::to_string(start + static_cast<int64_t>(pos.values.size()) - 1));
+  }
+
+  void set_positions(std::initializer_list<int64_t> ps) {
+    Array& pos = positions();
+    std::string text;
+    size_t k = 0;
+    for (int64_t p : ps) {
+      pos.values.at(k++) = static_cast<double>(p);
+      text += (text.empty() ? "" : ",") + std::to_string(p);
+    }
+    note("pos=" + text);
+  }
+
+  // Positions uniform in [lo, hi], drawn independently (repeats allowed, as in a batch of
+  // decodes of different sequences).
+  void random_positions(int64_t lo, int64_t hi) {
+    Array& pos = positions();
+    pos = make_integers(stream("positions"), cases_.size() - 1, DType::int32, pos.shape, lo, hi);
+    note("pos~U[" + std::to_string(lo) + "," + std::to_string(hi) + "]");
+  }
+
+  // Fisher–Yates on the current positions.
+  void shuffle_positions() {
+    Array& pos = positions();
+    Rng rng(case_seed(stream("positions_order"), cases_.size() - 1, 0));
+    for (size_t k = pos.values.size(); k > 1; --k) {
+      const auto j = static_cast<size_t>(rng.integer(0, static_cast<int64_t>(k) - 1));
+      std::swap(pos.values[k - 1], pos.values[j]);
+    }
+    note("shuffled");
+  }
+
+  // x of the last case becomes ±U(lo, hi), each sign a fair coin.
+  void signed_uniform_x(double lo, double hi) {
+    Array& x = cases_.back().inputs["x"];
+    const uint64_t i = cases_.size() - 1;
+    const Array mag = make_uniform(stream("x_magnitude"), i, dtype_, x.shape, lo, hi);
+    const Array sign = make_integers(stream("x_sign"), i, dtype_, x.shape, 0, 1);
+    for (size_t k = 0; k < x.values.size(); ++k) {
+      x.values[k] = sign.values[k] != 0 ? -mag.values[k] : mag.values[k];
+    }
+  }
+
+  void set(int64_t token, int64_t head, int64_t dim, double v) {
+    Array& x = cases_.back().inputs["x"];
+    x.values[static_cast<size_t>((token * x.shape[1] + head) * x.shape[2] + dim)] =
+        round_to_dtype(v, dtype_);
+  }
+
+  void note(const std::string& text) { cases_.back().name += " " + text; }
+
+  std::vector<Case> take() { return std::move(cases_); }
+
+ private:
+  Array& positions() { return cases_.back().inputs["positions"]; }
+  std::string stream(std::string_view tensor) const {
+    return "rope/" + cls_ + "/" + std::string(tensor);
+  }
+  uint64_t index() const { return cases_.size(); }
+
+  std::string cls_;
+  DType dtype_;
+  std::vector<Case> cases_;
+};
+
+void normal_cases(Builder& b) {
+  // Decode: one token per sequence, anywhere in the context.
+  b.add(1, 32, 128, 128, kInterleaved);
+  b.random_positions(0, kMaxPosition - 1);
+  b.add(1, 32, 128, 128, kHalf, 500000);
+  b.random_positions(0, kMaxPosition - 1);
+  b.add(4, 40, 128, 128, kInterleaved);
+  b.random_positions(0, 8191);
+  // Short chunks of a sequence, in order and out of it.
+  b.add(17, 8, 64, 64, kHalf);
+  b.add(17, 8, 64, 64, kInterleaved);
+  b.positions_from(1000);
+  b.shuffle_positions();
+  b.add(17, 8, 64, 64, kHalf, 500000);
+  b.positions_from(300);
+  b.shuffle_positions();
+  b.add(32, 32, 128, 128, kInterleaved, 500000);
+  b.positions_from(4000);
+  b.shuffle_positions();
+  // Prefill, and GQA-like key heads.
+  b.add(128, 32, 128, 128, kHalf, 500000);
+  b.add(64, 8, 128, 128, kInterleaved);
+  b.positions_from(8192);
+  b.add(256, 16, 64, 64, kHalf);
+  b.random_positions(0, 32767);
+}
+
+void boundary_cases(Builder& b) {
+  // Position 0 is the identity; 2^20 − 1 is the last valid position by default.
+  b.add(1, 8, 128, 128, kHalf);
+  b.set_positions({0});
+  b.add(1, 8, 128, 128, kInterleaved);
+  b.set_positions({0});
+  b.add(1, 32, 128, 128, kHalf, 500000);
+  b.set_positions({kMaxPosition - 1});
+  b.add(1, 32, 128, 128, kInterleaved);
+  b.set_positions({kMaxPosition - 1});
+  b.add(3, 8, 64, 64, kInterleaved, 500000);
+  b.set_positions({kMaxPosition - 1, 0, kMaxPosition / 2});
+  b.add(64, 4, 128, 128, kHalf);
+  b.positions_from(kMaxPosition - 64);
+  b.shuffle_positions();
+  // A smaller max_position and its last position.
+  b.add(2, 8, 64, 64, kHalf);
+  b.max_position(4096);
+  b.set_positions({4095, 0});
+  b.add(16, 8, 128, 128, kInterleaved, 500000);
+  b.max_position(4096);
+  b.positions_from(4080);
+  // head_dim 64, 80, 128, 256 and rotary_dim < head_dim (the rest passes through).
+  for (auto [head_dim, rotary_dim, style, theta] :
+       {std::tuple<int64_t, int64_t, RopeStyle, double>{64, 64, kHalf, 10000},
+        {64, 32, kHalf, 10000},
+        {80, 80, kHalf, 10000},
+        {80, 64, kHalf, 10000},
+        {80, 64, kInterleaved, 500000},
+        {128, 32, kHalf, 10000},
+        {128, 32, kInterleaved, 10000},
+        {256, 256, kInterleaved, 10000},
+        {256, 64, kInterleaved, 10000},
+        {256, 256, kHalf, 500000}}) {
+    b.add(5, 4, head_dim, rotary_dim, style, theta);
+    b.random_positions(0, kMaxPosition - 1);
+  }
+  // One pair: both styles pair dims 0 and 1.
+  b.add(9, 2, 64, 2, kInterleaved);
+  b.random_positions(0, kMaxPosition - 1);
+  b.add(9, 2, 64, 2, kHalf, 500000);
+  b.random_positions(0, kMaxPosition - 1);
+}
+
+void overflow_cases(Builder& b, DType dtype) {
+  // A rotation keeps |(a, b)| but not max(|a|, |b|): an output reaches up to √2·max|x|, so
+  // inputs above max/√2 legitimately produce ±Inf in storage, and inputs below it cannot.
+  const bool f16 = dtype == DType::float16;
+  const double max = f16 ? 65504 : kFloatMax;
+  const std::string max_text = f16 ? "65504" : "FLT_MAX";
+  b.add(4, 8, 128, 128, kInterleaved);
+  b.random_positions(0, kMaxPosition - 1);
+  b.signed_uniform_x(f16 ? 50000 : 1e38, max);
+  b.note(f16 ? "|x|~U[5e4,65504]" : "|x|~U[1e38,FLT_MAX]");
+  b.add(2, 4, 64, 64, kHalf);
+  b.random_positions(0, kMaxPosition - 1);
+  b.signed_uniform_x(max, max);
+  b.note("|x|=" + max_text);
+  b.add(4, 8, 128, 128, kHalf, 500000);
+  b.random_positions(0, kMaxPosition - 1);
+  b.signed_uniform_x(f16 ? 30000 : 1e37, f16 ? 46000 : 2.4e38);
+  b.note(f16 ? "|x|~U[3e4,46000]" : "|x|~U[1e37,2.4e38]");
+  b.add(16, 8, 128, 128, kHalf, 500000);
+  b.random_positions(kMaxPosition - 4096, kMaxPosition - 1);
+  b.signed_uniform_x(f16 ? 50000 : 1e38, max);
+  b.note(f16 ? "|x|~U[5e4,65504]" : "|x|~U[1e38,FLT_MAX]");
+  // Long context on ordinary values: a float32 angle p·inv_freq near 2^20 is off by up to
+  // ~0.03 rad from rounding the product alone.
+  b.add(64, 8, 128, 128, kHalf, 500000);
+  b.random_positions(kMaxPosition - 4096, kMaxPosition - 1);
+  b.add(64, 8, 128, 128, kInterleaved, 500000);
+  b.positions_from(kMaxPosition - 64);
+  b.shuffle_positions();
+  b.add(64, 8, 128, 128, kInterleaved);
+  b.random_positions(kMaxPosition - 4096, kMaxPosition - 1);
+}
+
+void nan_inf_cases(Builder& b) {
+  for (RopeStyle style : {kInterleaved, kHalf}) {
+    b.add(4, 8, 64, 64, style);
+    b.positions_from(100);
+    b.note("nan/+inf/-inf at t1h2d10/t2h5d33/t3h0d0");
+    b.set(1, 2, 10, kNaN);
+    b.set(2, 5, 33, kInf);
+    b.set(3, 0, 0, -kInf);
+  }
+  // At position 0 sin φ = 0, so Inf·0 makes the partner NaN.
+  b.add(3, 4, 128, 128, kHalf, 500000);
+  b.set_positions({0, 7, kMaxPosition - 1});
+  b.note("+inf/-inf at pos 0 t0h1d5/t0h2d70, nan t2h3d127");
+  b.set(0, 1, 5, kInf);
+  b.set(0, 2, 70, -kInf);
+  b.set(2, 3, 127, kNaN);
+  b.add(2, 4, 128, 128, kInterleaved);
+  b.set_positions({0, 1});
+  b.note("+inf at pos 0 t0h0d0, -inf t1h3d1");
+  b.set(0, 0, 0, kInf);
+  b.set(1, 3, 1, -kInf);
+  b.add(2, 4, 64, 64, kInterleaved);
+  b.set_positions({5, 9});
+  b.note("+inf,-inf in one pair t1h1d20,21");
+  b.set(1, 1, 20, kInf);
+  b.set(1, 1, 21, -kInf);
+  // Pass-through dims keep their NaN/Inf to themselves.
+  b.add(3, 2, 80, 64, kHalf);
+  b.positions_from(40);
+  b.note("nan/+inf/-inf past rd t0h0d70/t1h1d64/t2h0d79, nan t2h1d3");
+  b.set(0, 0, 70, kNaN);
+  b.set(1, 1, 64, kInf);
+  b.set(2, 0, 79, -kInf);
+  b.set(2, 1, 3, kNaN);
+  b.add(5, 4, 128, 32, kInterleaved);
+  b.random_positions(0, kMaxPosition - 1);
+  b.note("nan/+inf past rd t1h0d32/t4h3d127, -inf t2h2d31");
+  b.set(1, 0, 32, kNaN);
+  b.set(4, 3, 127, kInf);
+  b.set(2, 2, 31, -kInf);
+}
+
+void shape_cases(Builder& b) {
+  for (auto [tokens, heads, head_dim, rotary_dim, style] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t, RopeStyle>{1, 1, 2, 2, kInterleaved},
+        {1, 64, 64, 64, kHalf},
+        {2, 3, 6, 6, kHalf},
+        {2, 1, 64, 64, kInterleaved},
+        {7, 3, 6, 4, kInterleaved},
+        {7, 64, 64, 64, kHalf},
+        {7, 1, 6, 2, kHalf},
+        {64, 3, 64, 64, kInterleaved},
+        {64, 1, 6, 6, kHalf},
+        {257, 1, 2, 2, kHalf},
+        {257, 3, 6, 6, kInterleaved},
+        {257, 64, 64, 32, kHalf},
+        {4097, 1, 2, 2, kInterleaved},
+        {4097, 3, 6, 6, kHalf},
+        {4097, 1, 64, 64, kHalf},
+        {4097, 3, 64, 48, kInterleaved}}) {
+    b.add(tokens, heads, head_dim, rotary_dim, style);
+    // Prefill-like chunks in order for the longer ones, scattered decodes for the rest.
+    if (tokens >= 64) {
+      b.positions_from(tokens == 4097 ? 0 : 12345);
+    } else {
+      b.random_positions(0, kMaxPosition - 1);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Case> rope_cases(std::string_view input_class, DType dtype) {
+  const std::vector<std::string> classes = input_classes();
+  if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
+    throw std::invalid_argument("rope: unknown input class '" + std::string(input_class) + "'");
+  }
+  if (!dtype_is_float(dtype)) return {};
+  Builder b(input_class, dtype);
+  if (input_class == "normal") normal_cases(b);
+  if (input_class == "boundary") boundary_cases(b);
+  if (input_class == "overflow") overflow_cases(b, dtype);
+  if (input_class == "nan_inf") nan_inf_cases(b);
+  if (input_class == "shape") shape_cases(b);
+  return b.take();
+}
+
+}  // namespace npukit::golden
