@@ -51,7 +51,9 @@ struct GateHooks {
   std::function<std::vector<golden::Case>(std::string_view input_class, DType)> cases;
   // Expected outputs in double, before rounding to the output dtype, keyed by output name.
   std::function<std::map<std::string, std::vector<double>>(const golden::Case&)> reference;
-  std::function<golden::Tolerance(const std::string& output, DType)> tolerance;
+  // The tolerance of one output of one case: the case is there for ops whose error bound
+  // scales with the inputs' magnitude rather than the output's.
+  std::function<golden::Tolerance(const golden::Case&, const std::string& output, DType)> tolerance;
   std::string nan_contract;  // one paragraph, printed by `npukit list --op`
 };
 

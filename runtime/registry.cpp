@@ -8,7 +8,7 @@
 namespace npukit {
 
 const std::vector<const OpSpec*>& all_ops() {
-  static const std::vector<const OpSpec*> ops = {&rms_norm_spec()};
+  static const std::vector<const OpSpec*> ops = {&rms_norm_spec(), &rope_spec()};
   return ops;
 }
 

@@ -9,6 +9,7 @@
 namespace npukit {
 
 const OpSpec& rms_norm_spec();
+const OpSpec& rope_spec();
 
 // Every shipped operator, in a stable order.
 const std::vector<const OpSpec*>& all_ops();

@@ -36,7 +36,7 @@ std::map<std::string, std::vector<double>> reference(const golden::Case& c) {
   return {{"y", std::move(y)}};
 }
 
-golden::Tolerance tolerance(const std::string&, DType dtype) {
+golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype) {
   // Every element is x · (1/rms) · w: the sum of squares is fp64, so each output carries a
   // few fp32 roundings and nothing that grows with hidden. That is far tighter than the
   // default for reductions, and no NMSE escape: one wrong element among millions fails.

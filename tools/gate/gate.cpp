@@ -63,7 +63,7 @@ void check_outputs(const OpSpec& op, const golden::Case& c,
     OutputResult o;
     o.name = name;
     o.dtype = std::string(dtype_name(info.dtype));
-    o.tolerance = op.gate.tolerance(name, info.dtype);
+    o.tolerance = op.gate.tolerance(c, name, info.dtype);
     o.metrics = golden::compare(got.data(), want.data(), n, info.dtype, o.tolerance.atol, o.tolerance.rtol);
     o.verdict = golden::judge(o.metrics, o.tolerance);
     if (severity(o.verdict.status) >= severity(r.status)) {

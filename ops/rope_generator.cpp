@@ -1,0 +1,45 @@
+// The RoPE Generator: `style` picks the pair layout at compile time (the two layouts want
+// different loops); storage types come from the `x.type` and `y.type` generator params.
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/rope.h"
+#include "schedules/cpu/rope.h"
+
+namespace npukit {
+namespace {
+
+class RopeGenerator : public Halide::Generator<RopeGenerator> {
+ public:
+  GeneratorParam<ops::RopeStyle> style{"style", ops::RopeStyle::interleaved,
+                                       {{"interleaved", ops::RopeStyle::interleaved}, {"half", ops::RopeStyle::half}}};
+  Input<Halide::Buffer<void, 3>> x{"x"};  // (head_dim, heads, tokens): head_dim innermost
+  Input<Halide::Buffer<int32_t, 1>> positions{"positions"};
+  Input<double> theta{"theta"};
+  Input<int32_t> rotary_dim{"rotary_dim"};
+  Output<Halide::Buffer<void, 3>> y{"y"};
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    // npukit passes every buffer with min 0; saying so lets the parity of d be known at
+    // compile time once the schedule splits it.
+    for (int k = 0; k < 3; ++k) x.dim(k).set_min(0);
+    positions.dim(0).set_min(0);
+    Expr head_dim = x.dim(0).extent();
+    Func xf("xf");
+    Var d, h, t;
+    xf(d, h, t) = ops::widen_to_f32(x(d, h, t), get_target());
+    ops::RopeAngles angles = ops::rope_angles(positions, theta, rotary_dim);
+    ops::Rope rope = ops::apply_rope(xf, angles, style, rotary_dim);
+    Func out("rope_out");
+    out(rope.d, rope.h, rope.t) = ops::narrow_from_f32(rope.out(rope.d, rope.h, rope.t), y.type(), get_target());
+    y = out;
+    for (int k = 0; k < 3; ++k) y.dim(k).set_min(0);
+    schedules::cpu::schedule_rope(angles, rope, out, style, head_dim, get_target());
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::RopeGenerator, npukit_rope)

@@ -1,0 +1,146 @@
+// The registry entry of RoPE.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "golden/rope.h"
+#include "golden/rope_cases.h"
+#include "kernels/rope_half_f16.h"
+#include "kernels/rope_half_f32.h"
+#include "kernels/rope_interleaved_f16.h"
+#include "kernels/rope_interleaved_f32.h"
+#include "runtime/error.h"
+#include "runtime/halide_call.h"
+#include "runtime/registry.h"
+
+namespace npukit {
+namespace {
+
+// rotary_dim = 0 means the whole head.
+int64_t rotary_dim_of(const Call& call) {
+  const int64_t rd = call.params.integer("rotary_dim");
+  return rd == 0 ? call.dim("head_dim") : rd;
+}
+
+void check(const Call& call) {
+  const int64_t head_dim = call.dim("head_dim"), rd = rotary_dim_of(call);
+  const std::string style = call.params.choice("style");
+  if (rd % 2 != 0) {
+    fail(Errc::invalid_argument, "rope: parameter rotary_dim=" + std::to_string(rd) + ": must be even (dims rotate in pairs)");
+  }
+  if (rd > head_dim) {
+    fail(Errc::invalid_argument, "rope: parameter rotary_dim=" + std::to_string(rd) +
+                                     ": must be <= head_dim = " + std::to_string(head_dim));
+  }
+  if (style == "interleaved" && head_dim % 2 != 0) {
+    fail(Errc::invalid_argument, "rope: head_dim = " + std::to_string(head_dim) +
+                                     " is odd; style=interleaved pairs (2i, 2i+1) across the whole row and needs an "
+                                     "even head_dim (style=half takes any)");
+  }
+  const int64_t max_position = call.params.integer("max_position");
+  const TensorView& p = call.tensor("positions");
+  const auto* pos = static_cast<const int32_t*>(p.data);
+  for (int64_t t = 0; t < p.numel(); ++t) {
+    if (pos[t] < 0 || pos[t] >= max_position) {
+      fail(Errc::invalid_argument, "rope: positions[" + std::to_string(t) + "] = " + std::to_string(pos[t]) +
+                                       ": must be in [0, max_position = " + std::to_string(max_position) + ")");
+    }
+  }
+}
+
+template <class Table>
+void run_cpu(const Table& table, const char* kernel, const Call& call) {
+  const auto& variant = pick_cpu_variant(table, kernel, call.tier);
+  HalideBuffer x(call.tensor("x")), positions(call.tensor("positions")), y(call.tensor("y"));
+  HalideCallContext ctx;
+  const int status = variant.fn(&ctx, x.get(), positions.get(), call.params.real("theta"),
+                                static_cast<int32_t>(rotary_dim_of(call)), y.get());
+  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+}
+
+void rope_cpu(const Call& call) {
+  const bool half = call.params.choice("style") == "half";
+  const bool f16 = call.tensor("x").dtype == DType::float16;
+  if (half) {
+    f16 ? run_cpu(kernels::rope_half_f16, "rope_half_f16", call) : run_cpu(kernels::rope_half_f32, "rope_half_f32", call);
+  } else {
+    f16 ? run_cpu(kernels::rope_interleaved_f16, "rope_interleaved_f16", call)
+        : run_cpu(kernels::rope_interleaved_f32, "rope_interleaved_f32", call);
+  }
+}
+
+std::map<std::string, std::vector<double>> reference(const golden::Case& c) {
+  const golden::Array& x = c.inputs.at("x");
+  const golden::Array& p = c.inputs.at("positions");
+  const int64_t tokens = c.dims.at("tokens"), heads = c.dims.at("heads"), head_dim = c.dims.at("head_dim");
+  const int64_t rd_param = std::stoll(c.params.at("rotary_dim"));
+  const auto style = golden::rope_style_from_name(c.params.at("style"));
+  std::vector<int64_t> positions(p.values.begin(), p.values.end());
+  std::vector<double> y(x.values.size());
+  golden::rope(x.values.data(), positions.data(), tokens, heads, head_dim, rd_param == 0 ? head_dim : rd_param,
+               std::stod(c.params.at("theta")), *style, y.data());
+  return {{"y", std::move(y)}};
+}
+
+golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dtype) {
+  // a·cos − b·sin with cos, sin and the products rounded to fp32 is off by a few fp32 ULPs
+  // of max(|a|, |b|), not of the result: where the two terms nearly cancel, the result is
+  // small and only an absolute bound scaled by the inputs' magnitude is meaningful.
+  double max_abs = 0;
+  for (double v : c.inputs.at("x").values) {
+    if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(v));
+  }
+  const double fp32_ulps = 4 * std::ldexp(max_abs, -23);
+  golden::Tolerance t;
+  if (dtype == DType::float16) {
+    t.rtol = 1e-3;
+    t.atol = std::max(1e-5, fp32_ulps);
+    t.reason = "fp32 rotation (4 fp32 ULPs of max|x| absolute), then one rounding to fp16 (1 fp16 ULP)";
+  } else {
+    t.rtol = 1e-5;
+    t.atol = std::max(1e-6, fp32_ulps);
+    t.reason = "fp64 angles, fp32 cos/sin and rotation: 4 fp32 ULPs of max|x| absolute, 1e-5 relative";
+  }
+  return t;
+}
+
+OpSpec make_spec() {
+  OpSpec op;
+  op.name = "rope";
+  op.summary = "rotary position embedding of x[tokens, heads, head_dim] at positions[tokens]";
+  const std::vector<DType> floats = {DType::float32, DType::float16};
+  op.tensors = {
+      {"x", TensorSpec::Role::input, {"tokens", "heads", "head_dim"}, floats, ""},
+      {"positions", TensorSpec::Role::input, {"tokens"}, {DType::int32}, ""},
+      {"y", TensorSpec::Role::output, {"tokens", "heads", "head_dim"}, floats, "x"},
+  };
+  op.params = {
+      {"theta", ParamSpec::Kind::real, "10000", 1.0, 1e12, {}, "base of the angle: pair i turns by p * theta^(-2i/rotary_dim)"},
+      {"style", ParamSpec::Kind::choice, "half", 0, 0, {"interleaved", "half"},
+       "pairs (2i, 2i+1) as GPT-J / Meta Llama, or (i, i + rotary_dim/2) as GPT-NeoX / Hugging Face"},
+      {"rotary_dim", ParamSpec::Kind::integer, "0", 0, 1 << 30, {},
+       "dims rotated, even, <= head_dim; 0 means head_dim; the rest pass through"},
+      {"max_position", ParamSpec::Kind::integer, "1048576", 1, 2147483647.0, {}, "positions must be below this"},
+  };
+  op.check = check;
+  op.kernels = {{"cpu", rope_cpu}};
+  op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.gate.dtypes = floats;
+  op.gate.cases = golden::rope_cases;
+  op.gate.reference = reference;
+  op.gate.tolerance = tolerance;
+  op.gate.nan_contract =
+      "A NaN or Inf in x reaches only the two outputs of its own pair (dims past rotary_dim only "
+      "themselves): a NaN makes both NaN; an Inf gives Inf * cos and Inf * sin terms, so at "
+      "position 0 (sin = 0) Inf * 0 = NaN. fp16 outputs beyond 65504 are Inf, as storage says.";
+  return op;
+}
+
+}  // namespace
+
+const OpSpec& rope_spec() {
+  static const OpSpec spec = make_spec();
+  return spec;
+}
+
+}  // namespace npukit

@@ -1,0 +1,32 @@
+#include "schedules/cpu/rope.h"
+
+namespace npukit::schedules::cpu {
+
+using namespace Halide;
+
+void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func y, ops::RopeStyle style, Expr head_dim,
+                   const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  Var d = rope.d, h = rope.h, t = rope.t, to{"to"}, ti{"ti"}, pair{"pair"}, parity{"parity"};
+
+  y.split(t, to, ti, 2, TailStrategy::GuardWithIf).parallel(to);
+  angles.inv_freq.compute_root();
+  angles.cos_sin.compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
+                                             TailStrategy::GuardWithIf);
+
+  if (style == ops::RopeStyle::interleaved) {
+    // Parity unrolled: loads of x at 2·pair and 2·pair + 1 become one dense load and a
+    // deinterleave, and the two strided stores one interleaved dense store.
+    y.specialize(head_dim >= 2 * vec)
+        .split(d, pair, parity, 2, TailStrategy::GuardWithIf)
+        .unroll(parity)
+        .vectorize(pair, vec, TailStrategy::GuardWithIf);
+  } else {
+    rope.out.compute_at(y, ti).vectorize(d, vec, TailStrategy::GuardWithIf);
+    rope.out.update(0).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
+    rope.out.update(1).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
+    y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
+  }
+}
+
+}  // namespace npukit::schedules::cpu
