@@ -73,7 +73,7 @@ TEST_F(Cli, RunWritesTheOutput) {
 
 TEST_F(Cli, RunErrorsNameTheCulprit) {
   expect_usage_error(npukit_cli("run --op softmax --in x=" + path("x.npy") + " --out y=" + path("y.npy")),
-                     "unknown op 'softmax' (known: rms_norm)");
+                     "unknown op 'softmax' (known: rms_norm, rope)");
   expect_usage_error(npukit_cli(run_args("nope.npy", "w.npy")), "nope.npy: no such file");
   expect_usage_error(npukit_cli(run_args("xi.npy", "w.npy")), "tensor x: dtype int32 is not supported (allowed: float32, float16)");
   expect_usage_error(npukit_cli(run_args("x.npy", "w7.npy")), "tensor weight: dimension hidden = 7 but tensor x has hidden = 8");
@@ -86,6 +86,29 @@ TEST_F(Cli, RunErrorsNameTheCulprit) {
   expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--target tpu")), "no kernel for target 'tpu'");
   expect_usage_error(npukit_cli("run --op rms_norm --in x=" + path("x.npy") + " --out y=" + path("y.npy")),
                      "missing input tensor 'weight'");
+}
+
+TEST_F(Cli, RopeErrorsNameTheCulprit) {
+  write("q.npy", DType::float32, {4, 2, 8});
+  npy::NpyArray p;
+  p.dtype = DType::int32;
+  p.shape = {4};
+  p.bytes.assign(16, 0);
+  p.bytes[4] = 0xff;  // positions[1] = 255
+  npy::write(path("p.npy"), p);
+  p.shape = {3};
+  p.bytes.resize(12);
+  npy::write(path("p3.npy"), p);
+  const std::string base = "run --op rope --in x=" + path("q.npy") + " --out y=" + path("y.npy") + " ";
+  ASSERT_EQ(npukit_cli(base + "--in positions=" + path("p.npy") + " --param style=interleaved").code, 0);
+  expect_usage_error(npukit_cli(base + "--in positions=" + path("p.npy") + " --param rotary_dim=3"),
+                     "rope: parameter rotary_dim=3: must be even");
+  expect_usage_error(npukit_cli(base + "--in positions=" + path("p.npy") + " --param max_position=100"),
+                     "rope: positions[1] = 255: must be in [0, max_position = 100)");
+  expect_usage_error(npukit_cli(base + "--in positions=" + path("p3.npy")),
+                     "tensor positions: dimension tokens = 3 but tensor x has tokens = 4");
+  expect_usage_error(npukit_cli(base + "--in positions=" + path("x.npy")),
+                     "tensor positions: dtype float32 is not supported (allowed: int32)");
 }
 
 TEST_F(Cli, UsageErrorsExitTwo) {

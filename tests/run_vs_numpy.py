@@ -15,6 +15,23 @@ def rms_norm_numpy(x, w, eps):
     return x64 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + eps) * w.astype(np.float64)
 
 
+def rope_numpy(x, positions, theta, rotary_dim, style):
+    """HF / GPT-J RoPE in float64, written from the papers' formulas."""
+    x64 = x.astype(np.float64)
+    half = rotary_dim // 2
+    inv_freq = theta ** (-np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim)
+    ang = positions.astype(np.float64)[:, None] * inv_freq[None, :]          # (tokens, half)
+    cos, sin = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    y = x64.copy()
+    if style == "half":
+        a, b = x64[..., :half], x64[..., half:rotary_dim]
+        y[..., :half], y[..., half:rotary_dim] = a * cos - b * sin, a * sin + b * cos
+    else:
+        a, b = x64[..., 0:rotary_dim:2], x64[..., 1:rotary_dim:2]
+        y[..., 0:rotary_dim:2], y[..., 1:rotary_dim:2] = a * cos - b * sin, a * sin + b * cos
+    return y
+
+
 def run(npukit, *args):
     p = subprocess.run([npukit, *args], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
@@ -44,6 +61,28 @@ def main():
                 err = np.max(np.abs(y.astype(np.float64) - want))
                 print(f"{'ok  ' if ok else 'FAIL'} {np.dtype(dtype).name} {rows}x{hidden}: max abs err {err:.3g}")
                 failures += not ok
+        for dtype, rtol, atol in ((np.float32, 1e-5, 1e-5), (np.float16, 2e-3, 2e-3)):
+            for (tokens, heads, head_dim, rd, style, theta) in ((1, 32, 128, 128, "half", 10000.0),
+                                                                (7, 4, 64, 32, "interleaved", 500000.0),
+                                                                (5, 2, 80, 64, "half", 10000.0)):
+                x = rng.standard_normal((tokens, heads, head_dim)).astype(dtype)
+                pos = rng.integers(0, 1 << 20, tokens).astype(np.int32)
+                xp, pp, yp = (os.path.join(d, n) for n in ("x.npy", "p.npy", "y.npy"))
+                np.save(xp, x)
+                np.save(pp, pos)
+                code, out = run(npukit, "run", "--op", "rope", "--in", f"x={xp}", "--in", f"positions={pp}",
+                                "--param", f"theta={theta:g}", "--param", f"style={style}", "--param", f"rotary_dim={rd}",
+                                "--out", f"y={yp}")
+                name = f"rope {np.dtype(dtype).name} {tokens}x{heads}x{head_dim} rd={rd} {style}"
+                if code != 0:
+                    print(f"FAIL {name}: exit {code}: {out}")
+                    failures += 1
+                    continue
+                y = np.load(yp)
+                want = rope_numpy(x, pos, theta, rd, style)
+                ok = y.dtype == dtype and y.shape == x.shape and np.allclose(y.astype(np.float64), want, rtol=rtol, atol=atol)
+                print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
+                failures += not ok
         # A new user's typical mistake: float64 input. It must be a clear error, exit 2.
         np.save(os.path.join(d, "x64.npy"), np.ones((2, 8)))
         np.save(os.path.join(d, "w64.npy"), np.ones(8))
@@ -52,7 +91,7 @@ def main():
         ok = code == 2 and "dtype float64 is not supported" in out
         print(f"{'ok  ' if ok else 'FAIL'} float64 input rejected: exit {code}: {out.strip()}")
         failures += not ok
-    print(f"{9 - failures} passed, {failures} failed")
+    print(f"{15 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
