@@ -51,6 +51,8 @@ HalideBuffer::HalideBuffer(const TensorView& t) : dims_(t.shape.size()) {
   buf_.dim = dims_.data();
 }
 
+HalideCallContext::HalideCallContext() { install_halide_handlers(); }
+
 void install_halide_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {

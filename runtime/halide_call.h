@@ -28,6 +28,7 @@ class HalideBuffer {
 // Passed as the kernels' user_context: the runtime's error handler appends here, so the
 // message reaches the caller even when the error is raised on a Halide worker thread.
 struct HalideCallContext {
+  HalideCallContext();  // installs npukit's handlers first, so nothing can reach Halide's abort()
   std::string error;
 };
 
