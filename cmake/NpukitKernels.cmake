@@ -3,10 +3,14 @@
 # Halide's multi-target libraries dispatch with Halide's own CPU detection; npukit picks the
 # tier itself from cpuid (runtime/cpu_features.cpp), so each tier is its own library with its
 # own C function `npukit_<kernel>_<tier>`, and all share one Halide runtime. Tiers are
-# listed best first. The avx512 tier stops at Skylake features on purpose: Halide 14's
-# sapphirerapids feature emits VEX vpdpbusd, which AMD Zen 4 cannot run (see HALIDE-NOTES).
+# listed best first. The avx512 tier stops at Skylake features. avx512_vnni uses Halide 14's
+# sapphirerapids feature, the only one that emits vpdpbusd; it also lets LLVM emit VEX
+# vpdpbusd on narrow vectors, which AMD Zen 4 cannot run, so kernels of that tier must
+# vectorize their dot products 16 lanes wide, and tests/kernel_asm_test.cpp checks that
+# every shipped kernel uses only what its tier declares (runtime/cpu_features.cpp).
 
 set(NPUKIT_CPU_TIERS avx512 avx2 sse41)
+set(NPUKIT_TIER_avx512_vnni "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids")
 set(NPUKIT_TIER_avx512 "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake")
 set(NPUKIT_TIER_avx2 "x86-64-linux-sse41-avx-f16c-fma-avx2")
 set(NPUKIT_TIER_sse41 "x86-64-linux-sse41")
@@ -41,7 +45,7 @@ function(npukit_add_cpu_kernel KERNEL)
       set_property(GLOBAL PROPERTY NPUKIT_HALIDE_RUNTIME ${lib}.runtime)
     endif ()
     target_link_libraries(npukit_kernels INTERFACE ${lib})
-    set_property(GLOBAL APPEND PROPERTY NPUKIT_KERNEL_LIBRARIES ${lib})
+    set_property(GLOBAL APPEND PROPERTY NPUKIT_KERNEL_LIBRARIES "${lib}:${tier}")
     string(APPEND includes "#include \"${lib}.h\"\n")
     string(APPEND rows "    {\"${tier}\", \"${NPUKIT_TIER_${tier}}\", &${lib}},\n")
     list(GET ARG_TIERS 0 first)

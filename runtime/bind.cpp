@@ -99,7 +99,10 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
   for (const TensorSpec& s : op.tensors) {
     if (s.role != TensorSpec::Role::input) continue;
     auto it = tensors.find(s.name);
-    if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing input tensor '" + s.name + "'");
+    if (it == tensors.end()) {
+      if (s.optional) continue;
+      fail(Errc::invalid_argument, op.name + ": missing input tensor '" + s.name + "'");
+    }
     bind_tensor(op, s, it->second, b.dims, bound_by);
   }
   check_same_dtypes(op, tensors);
@@ -107,7 +110,12 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
   return b;
 }
 
-DType output_dtype(const TensorSpec& s, const std::map<std::string, TensorView>& tensors) {
+DType output_dtype(const TensorSpec& s, const std::map<std::string, TensorView>& tensors, const Params& params) {
+  if (!s.dtype_param.empty()) {
+    const std::string& name = params.choice(s.dtype_param);
+    if (auto t = dtype_from_name(name)) return *t;
+    fail(Errc::internal, "parameter " + s.dtype_param + " = " + name + " is not a dtype");
+  }
   if (!s.same_dtype_as.empty()) {
     auto it = tensors.find(s.same_dtype_as);
     if (it != tensors.end()) return it->second.dtype;
@@ -149,7 +157,7 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
   std::map<std::string, OutputInfo> out;
   for (const TensorSpec& s : op.tensors) {
     if (s.role != TensorSpec::Role::output) continue;
-    OutputInfo info{output_dtype(s, inputs), {}};
+    OutputInfo info{output_dtype(s, inputs, b.params), {}};
     for (const std::string& d : s.dims) {
       auto it = b.dims.find(d);
       if (it == b.dims.end()) fail(Errc::internal, op.name + ": output dimension " + d + " is unbound");
@@ -184,8 +192,14 @@ Call bind_call(const OpSpec& op, const std::string& target,
     auto it = tensors.find(s.name);
     if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing output tensor '" + s.name + "'");
     bind_tensor(op, s, it->second, b.dims, bound_by);
+    const DType want = output_dtype(s, tensors, b.params);
+    if (it->second.dtype != want) {
+      fail(Errc::invalid_argument, op.name + ": output " + s.name + " has dtype " +
+                                       std::string(dtype_name(it->second.dtype)) + " but must be " +
+                                       std::string(dtype_name(want)));
+    }
     for (const TensorSpec& in : op.tensors) {
-      if (in.role == TensorSpec::Role::input && overlaps(it->second, tensors.at(in.name))) {
+      if (in.role == TensorSpec::Role::input && tensors.count(in.name) && overlaps(it->second, tensors.at(in.name))) {
         fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps input " + in.name +
                                          "; npukit does not compute in place");
       }

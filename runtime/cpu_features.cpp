@@ -77,11 +77,12 @@ const CpuFeatures& cpu_features() {
 
 std::vector<std::string> tier_requirements(std::string_view tier) {
   std::vector<std::string> r;
-  if (tier == "sse41" || tier == "avx2" || tier == "avx512") r = {"sse41"};
-  if (tier == "avx2" || tier == "avx512") r.insert(r.end(), {"avx", "f16c", "fma", "avx2"});
-  if (tier == "avx512") {
-    r.insert(r.end(), {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"});
-  }
+  const bool vnni = tier == "avx512_vnni", avx512 = tier == "avx512" || vnni, avx2 = tier == "avx2" || avx512;
+  if (tier == "sse41" || avx2) r = {"sse41"};
+  if (avx2) r.insert(r.end(), {"avx", "f16c", "fma", "avx2"});
+  if (avx512) r.insert(r.end(), {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"});
+  // Not avxvnni: the tier's kernels must use the EVEX (zmm) vpdpbusd only.
+  if (vnni) r.insert(r.end(), {"avx512ifma", "avx512vbmi", "avx512vnni"});
   return r;
 }
 

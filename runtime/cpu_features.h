@@ -20,8 +20,8 @@ struct CpuFeatures {
 // Detected once per process.
 const CpuFeatures& cpu_features();
 
-// The features a CPU tier's kernels may use (see cmake/NpukitKernels.cmake for the tiers).
-// Empty for an unknown tier.
+// The features a CPU tier's kernels may use (see cmake/NpukitKernels.cmake for the tiers):
+// sse41, avx2, avx512, avx512_vnni. Empty for an unknown tier.
 std::vector<std::string> tier_requirements(std::string_view tier);
 
 // The requirements of `tier` that `f` lacks; empty when the tier runs here.

@@ -20,11 +20,18 @@ namespace npukit {
 
 struct TensorSpec {
   enum class Role { input, output };
+  TensorSpec(std::string name_, Role role_, std::vector<std::string> dims_, std::vector<DType> dtypes_,
+             std::string same_dtype_as_ = "")
+      : name(std::move(name_)), role(role_), dims(std::move(dims_)), dtypes(std::move(dtypes_)),
+        same_dtype_as(std::move(same_dtype_as_)) {}
+
   std::string name;
   Role role = Role::input;
   std::vector<std::string> dims;  // named dimensions, outermost first
   std::vector<DType> dtypes;      // allowed storage types
   std::string same_dtype_as;      // another tensor whose dtype this one must share
+  bool optional = false;          // an input the op can do without
+  std::string dtype_param;        // an output whose dtype a choice parameter names ("out")
 };
 
 struct OpSpec;

@@ -1,0 +1,76 @@
+// INT8 GEMM Generators: the exact int32 accumulation over packed weights (one schedule
+// for decode, one for prefill), and the epilogues that scale or requantize it.
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/int8_gemm.h"
+#include "schedules/cpu/int8_gemm.h"
+
+namespace npukit {
+namespace {
+
+using schedules::cpu::GemmShape;
+
+class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
+ public:
+  GeneratorParam<GemmShape> shape{"shape", GemmShape::decode, {{"decode", GemmShape::decode}, {"prefill", GemmShape::prefill}}};
+  Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M)
+  Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
+  Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)
+  Input<int32_t> a_zero_point{"a_zero_point"};
+  Output<Halide::Buffer<int32_t, 2>> acc{"acc"};          // (N, M)
+
+  void generate() {
+    a.dim(0).set_min(0);
+    a.dim(1).set_min(0);
+    for (int d = 0; d < 4; ++d) w_packed.dim(d).set_min(0);
+    w_packed.dim(0).set_extent(4);
+    w_packed.dim(1).set_extent(16).set_stride(4);
+    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
+    acc = g.acc;
+    acc.dim(0).set_min(0);
+    acc.dim(1).set_min(0);
+    schedules::cpu::schedule_int8_gemm_acc(g, shape, get_target());
+  }
+};
+
+enum class Epilogue { scale, fixed_point, float_round };
+
+// y(n, m) from acc(n, m): `scale` gives floats, acc · chan_scale[n] + bias[n];
+// `fixed_point` and `float_round` give int8 under the two requantization modes.
+class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
+ public:
+  GeneratorParam<Epilogue> mode{"mode", Epilogue::scale,
+                                {{"scale", Epilogue::scale}, {"fixed_point", Epilogue::fixed_point}, {"float", Epilogue::float_round}}};
+  Input<Halide::Buffer<int32_t, 2>> acc{"acc"};
+  Input<Halide::Buffer<float, 1>> chan_scale{"chan_scale"};   // scale: a_scale·w_scale; float: the fp32 m
+  Input<Halide::Buffer<float, 1>> bias{"bias"};
+  Input<Halide::Buffer<int32_t, 1>> multiplier{"multiplier"};
+  Input<Halide::Buffer<int32_t, 1>> shift{"shift"};
+  Input<int32_t> out_zero_point{"out_zero_point"};
+  Output<Halide::Buffer<void, 2>> y{"y"};
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    Var n("n"), m("m");
+    Func out("epilogue");
+    if (mode == Epilogue::scale) {
+      Expr v = cast<float>(acc(n, m)) * chan_scale(n) + bias(n);
+      out(n, m) = ops::narrow_from_f32(v, y.type(), get_target());
+    } else if (mode == Epilogue::fixed_point) {
+      out(n, m) = ops::requantize_fixed_point(acc(n, m), multiplier(n), shift(n), out_zero_point);
+    } else {
+      out(n, m) = ops::requantize_float(acc(n, m), chan_scale(n), out_zero_point);
+    }
+    y = out;
+    const int vec = get_target().natural_vector_size<float>();
+    out.specialize(acc.dim(0).extent() >= vec).vectorize(n, vec, TailStrategy::ShiftInwards);
+    out.parallel(m);
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::Int8GemmAccGenerator, npukit_int8_gemm_acc)
+HALIDE_REGISTER_GENERATOR(npukit::Int8EpilogueGenerator, npukit_int8_epilogue)

@@ -1,0 +1,75 @@
+#include "runtime/int8_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/int8_gemm_acc_decode.h"
+#include "kernels/int8_gemm_acc_prefill.h"
+#include "runtime/error.h"
+#include "runtime/halide_call.h"
+
+namespace npukit {
+namespace {
+
+// Decode rows stream the weights once and reuse them from L2; from this many rows on,
+// register-blocked tiles win (measured in bench/int8_gemm_bench.cpp).
+constexpr int64_t kPrefillRows = 32;
+constexpr int64_t kRowTile = 4;  // schedules/cpu/int8_gemm.cpp: prefill tiles of 4 rows
+
+}  // namespace
+
+int64_t int8_k_limit(int32_t zp) {
+  const int64_t hi = 127 - int64_t(zp), lo = -128 - int64_t(zp);  // range of a − zp
+  const int64_t pmax = std::max(hi * 127, lo * -128);
+  const int64_t nmin = std::min(hi * -128, lo * 127);
+  int64_t limit = INT64_MAX;
+  if (pmax > 0) limit = std::min(limit, int64_t(INT32_MAX) / pmax);
+  if (nmin < 0) limit = std::min(limit, (int64_t(1) << 31) / -nmin);
+  return limit;
+}
+
+void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
+                          const TensorView& acc, std::string_view forced_tier) {
+  const int64_t m = a.shape.at(0), k = a.shape.at(1);
+  if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = " + std::to_string(k) + ", packed weights " + std::to_string(w.k));
+  const bool prefill = m >= kPrefillRows;
+  // The kernels read whole groups of 4 k and, for prefill, whole tiles of kRowTile rows;
+  // the weights' padding is zero and extra rows are never stored, so the padding only
+  // needs to be readable.
+  const int64_t m_pad = prefill ? (m + kRowTile - 1) / kRowTile * kRowTile : m;
+  std::vector<int8_t> padded;
+  TensorView a_view = a;
+  if (w.k_pad != k || m_pad != m) {
+    padded.assign(static_cast<size_t>(m_pad * w.k_pad), 0);
+    for (int64_t r = 0; r < m; ++r) {
+      std::memcpy(padded.data() + r * w.k_pad, static_cast<const int8_t*>(a.data) + r * k, static_cast<size_t>(k));
+    }
+    a_view = TensorView{padded.data(), DType::int8, {m_pad, w.k_pad}, {}};
+  }
+  const TensorView packed{w.bytes(), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}};
+  const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};
+  HalideBuffer ha(a_view), hw(packed), hs(sums), hacc(acc);
+  HalideCallContext ctx;
+  const char* name = prefill ? "int8_gemm_acc_prefill" : "int8_gemm_acc_decode";
+  const auto& v = prefill ? pick_cpu_variant(kernels::int8_gemm_acc_prefill, name, forced_tier)
+                          : pick_cpu_variant(kernels::int8_gemm_acc_decode, name, forced_tier);
+  const int status = v.fn(&ctx, ha.get(), hw.get(), hs.get(), a_zero_point, hacc.get());
+  check_halide_status(status, ctx, std::string(name) + " (" + v.tier + ")");
+}
+
+std::optional<QuantizedMultiplier> quantize_multiplier(double real) {
+  if (!std::isfinite(real) || real <= 0) return std::nullopt;
+  int shift = 0;
+  const double q = std::frexp(real, &shift);  // real = q · 2^shift, q in [0.5, 1)
+  int64_t fixed = static_cast<int64_t>(std::round(q * double(int64_t(1) << 31)));
+  if (fixed == (int64_t(1) << 31)) {
+    fixed /= 2;
+    ++shift;
+  }
+  if (shift < -31 || shift > 30) return std::nullopt;
+  return QuantizedMultiplier{static_cast<int32_t>(fixed), shift};
+}
+
+}  // namespace npukit

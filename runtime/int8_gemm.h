@@ -1,0 +1,31 @@
+// INT8 GEMM below the registry: what the op's entry, benches and frameworks that pack
+// their weights once at load time call (docs/ops/int8_gemm.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "layouts/vnni_int8.h"
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+// The largest K for which Σ_k (a − zp)·w cannot overflow int32 for any int8 a and w.
+int64_t int8_k_limit(int32_t a_zero_point);
+
+// acc[M, N] (int32) = Σ_k (a[M, K] − a_zero_point) · w[n, k], exact. `a` is int8 and
+// contiguous; K may be any size (a copy pads it to whole groups of 4 when needed).
+// `forced_tier` as in --target cpu:<tier>; empty picks the best this CPU runs.
+void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
+                          const TensorView& acc, std::string_view forced_tier = "");
+
+// A real multiplier as int32 multiplier · 2^shift with the multiplier in [2^30, 2^31)
+// (gemmlowp / TFLite QuantizeMultiplier); nullopt unless finite, > 0 and shift in [−31, 30].
+struct QuantizedMultiplier {
+  int32_t multiplier;
+  int shift;
+};
+std::optional<QuantizedMultiplier> quantize_multiplier(double real_multiplier);
+
+}  // namespace npukit

@@ -1,0 +1,193 @@
+// The registry entry of INT8 GEMM (docs/ops/int8_gemm.md).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "golden/int8_gemm.h"
+#include "golden/int8_gemm_cases.h"
+#include "kernels/int8_epilogue_f16.h"
+#include "kernels/int8_epilogue_f32.h"
+#include "kernels/int8_epilogue_fixed_point.h"
+#include "kernels/int8_epilogue_float.h"
+#include "runtime/error.h"
+#include "runtime/halide_call.h"
+#include "runtime/int8_gemm.h"
+#include "runtime/registry.h"
+
+namespace npukit {
+namespace {
+
+const float* floats(const Call& call, const char* name) {
+  auto it = call.tensors.find(name);
+  return it == call.tensors.end() ? nullptr : static_cast<const float*>(it->second.data);
+}
+
+void check(const Call& call) {
+  const int64_t k = call.dim("K"), n = call.dim("N");
+  const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
+  const int64_t limit = int8_k_limit(zp);
+  if (k > limit) {
+    fail(Errc::invalid_argument, "int8_gemm: K = " + std::to_string(k) + " exceeds " + std::to_string(limit) +
+                                     ", the largest K whose int32 accumulation cannot overflow with a_zero_point = " +
+                                     std::to_string(zp) + "; split K and add the int32 partial sums in int64");
+  }
+  const std::string out = call.params.choice("out");
+  const float* w_scale = floats(call, "w_scale");
+  if (out != "int32" && w_scale == nullptr) {
+    fail(Errc::invalid_argument, "int8_gemm: out=" + out + " needs input w_scale (per-channel weight scales, float32 [N])");
+  }
+  if (call.tensors.count("bias") && out != "float32" && out != "float16") {
+    fail(Errc::invalid_argument, "int8_gemm: input bias applies to float outputs only (out=" + out + ")");
+  }
+  if (out != "int8") return;
+  const double a_scale = call.params.real("a_scale"), out_scale = call.params.real("out_scale");
+  const bool fixed = call.params.choice("rounding") == "fixed_point";
+  for (int64_t c = 0; c < n; ++c) {
+    if (!(std::isfinite(w_scale[c]) && w_scale[c] > 0)) {
+      fail(Errc::invalid_argument, "int8_gemm: w_scale[" + std::to_string(c) + "] = " + std::to_string(w_scale[c]) +
+                                       ": must be finite and > 0 for out=int8");
+    }
+    const double real = a_scale * double(w_scale[c]) / out_scale;
+    const float m32 = (static_cast<float>(a_scale) * w_scale[c]) / static_cast<float>(out_scale);
+    if (!fixed && !std::isfinite(m32)) {
+      fail(Errc::invalid_argument, "int8_gemm: channel " + std::to_string(c) +
+                                       ": a_scale * w_scale / out_scale overflows fp32 (rounding=float)");
+    }
+    if (fixed && !quantize_multiplier(real)) {
+      fail(Errc::invalid_argument, "int8_gemm: channel " + std::to_string(c) + ": multiplier a_scale * w_scale / out_scale = " +
+                                       std::to_string(real) + " needs a shift outside [-31, 30] (rounding=fixed_point)");
+    }
+  }
+}
+
+template <class Table, class... Args>
+void run_epilogue(const Table& table, const char* kernel, const Call& call, Args&&... args) {
+  const auto& v = pick_cpu_variant(table, kernel, call.tier);
+  HalideCallContext ctx;
+  const int status = v.fn(&ctx, std::forward<Args>(args)...);
+  check_halide_status(status, ctx, std::string(kernel) + " (" + v.tier + ")");
+}
+
+void int8_gemm_cpu(const Call& call) {
+  const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
+  const TensorView& a = call.tensor("a");
+  const layouts::PackedInt8Weights w = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
+  const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
+  const std::string out = call.params.choice("out");
+  const TensorView& y = call.tensor("y");
+  if (out == "int32") {
+    int8_gemm_accumulate(a, w, zp, y, call.tier);
+    return;
+  }
+  std::vector<int32_t> acc(static_cast<size_t>(m * n));
+  const TensorView acc_view{acc.data(), DType::int32, {m, n}, {}};
+  int8_gemm_accumulate(a, w, zp, acc_view, call.tier);
+
+  // Per-channel factors, in fp32 exactly as the contract writes them.
+  const float a_scale = static_cast<float>(call.params.real("a_scale"));
+  const float out_scale = static_cast<float>(call.params.real("out_scale"));
+  const float* w_scale = floats(call, "w_scale");
+  const float* bias_in = floats(call, "bias");
+  std::vector<float> chan_scale(n), bias(n, 0.0f);
+  std::vector<int32_t> multiplier(n, 0), shift(n, 0);
+  const bool is_int8 = out == "int8";
+  for (int64_t c = 0; c < n; ++c) {
+    chan_scale[c] = is_int8 ? (a_scale * w_scale[c]) / out_scale : a_scale * w_scale[c];
+    if (bias_in) bias[c] = bias_in[c];
+    if (is_int8 && call.params.choice("rounding") == "fixed_point") {
+      const auto q = quantize_multiplier(call.params.real("a_scale") * double(w_scale[c]) / call.params.real("out_scale"));
+      multiplier[c] = q->multiplier;
+      shift[c] = q->shift;
+    }
+  }
+  const TensorView cs{chan_scale.data(), DType::float32, {n}, {}}, bs{bias.data(), DType::float32, {n}, {}};
+  const TensorView ms{multiplier.data(), DType::int32, {n}, {}}, ss{shift.data(), DType::int32, {n}, {}};
+  HalideBuffer h_acc(acc_view), h_cs(cs), h_bs(bs), h_ms(ms), h_ss(ss), h_y(y);
+  const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
+  if (out == "float32") {
+    run_epilogue(kernels::int8_epilogue_f32, "int8_epilogue_f32", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+  } else if (out == "float16") {
+    run_epilogue(kernels::int8_epilogue_f16, "int8_epilogue_f16", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+  } else if (call.params.choice("rounding") == "fixed_point") {
+    run_epilogue(kernels::int8_epilogue_fixed_point, "int8_epilogue_fixed_point", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+  } else {
+    run_epilogue(kernels::int8_epilogue_float, "int8_epilogue_float", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+  }
+}
+
+golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dtype) {
+  golden::Tolerance t;
+  if (dtype == DType::int32 || dtype == DType::int8) {
+    t.exact = true;
+    t.reason = dtype == DType::int32 ? "exact int32 accumulation" : "bit-exact requantization against the declared rounding mode";
+    return t;
+  }
+  // acc → fp32, times fp32(a_scale · w_scale), plus bias: a few fp32 roundings of the
+  // product; where bias nearly cancels it, only an absolute bound scaled by |bias| holds.
+  double max_bias = 0;
+  if (auto it = c.inputs.find("bias"); it != c.inputs.end()) {
+    for (double v : it->second.values) {
+      if (std::isfinite(v)) max_bias = std::max(max_bias, std::fabs(v));
+    }
+  }
+  if (dtype == DType::float16) {
+    t.rtol = 1e-3;
+    t.atol = 6e-8 + 4 * std::ldexp(max_bias, -23);
+    t.reason = "fp32 scaling, then one rounding to fp16 (1 fp16 ULP; 2^-24 absolute for subnormals)";
+  } else {
+    t.rtol = 1e-6;
+    t.atol = 1e-30 + 4 * std::ldexp(max_bias, -23);
+    t.reason = "fp32 conversion, scale and bias: about 4 fp32 ULPs";
+  }
+  // Deliberately sparse outputs (the zeros cases) are not vacuous here.
+  t.max_zero_ratio = 1.0;
+  return t;
+}
+
+OpSpec make_spec() {
+  OpSpec op;
+  op.name = "int8_gemm";
+  op.summary = "y = f(sum_k (a - a_zero_point) * w[n, k]): int32 exact, scaled to float, or requantized to int8";
+  TensorSpec w_scale{"w_scale", TensorSpec::Role::input, {"N"}, {DType::float32}, ""};
+  w_scale.optional = true;
+  TensorSpec bias{"bias", TensorSpec::Role::input, {"N"}, {DType::float32}, ""};
+  bias.optional = true;
+  TensorSpec y{"y", TensorSpec::Role::output, {"M", "N"}, {DType::int32, DType::float32, DType::float16, DType::int8}, ""};
+  y.dtype_param = "out";
+  op.tensors = {{"a", TensorSpec::Role::input, {"M", "K"}, {DType::int8}, ""},
+                {"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""},
+                w_scale,
+                bias,
+                y};
+  op.params = {
+      {"a_zero_point", ParamSpec::Kind::integer, "0", -128, 127, {}, "activation zero point"},
+      {"a_scale", ParamSpec::Kind::real, "1", 1e-30, 1e30, {}, "activation scale (> 0)"},
+      {"out", ParamSpec::Kind::choice, "int32", 0, 0, {"int32", "float32", "float16", "int8"}, "output dtype"},
+      {"out_scale", ParamSpec::Kind::real, "1", 1e-30, 1e30, {}, "output scale for out=int8 (> 0)"},
+      {"out_zero_point", ParamSpec::Kind::integer, "0", -128, 127, {}, "output zero point for out=int8"},
+      {"rounding", ParamSpec::Kind::choice, "fixed_point", 0, 0, {"fixed_point", "float"},
+       "out=int8: gemmlowp fixed-point multiplier, or ONNX QLinearMatMul fp32 scale with ties to even"},
+  };
+  op.check = check;
+  op.kernels = {{"cpu", int8_gemm_cpu}};
+  op.cpu_tiers = {"avx512_vnni", "avx2", "sse41"};
+  op.gate.dtypes = {DType::int32, DType::float32, DType::float16, DType::int8};
+  op.gate.cases = golden::int8_gemm_cases;
+  op.gate.reference = [](const golden::Case& c) {
+    return std::map<std::string, std::vector<double>>{{"y", golden::int8_gemm_reference(c)}};
+  };
+  op.gate.tolerance = tolerance;
+  op.gate.nan_contract =
+      "Integer inputs carry no NaN. For float outputs a NaN w_scale or bias makes its output column NaN, and an "
+      "Inf scale gives +-Inf (NaN where acc = 0). int8 outputs require finite positive scales.";
+  return op;
+}
+
+}  // namespace
+
+const OpSpec& int8_gemm_spec() {
+  static const OpSpec spec = make_spec();
+  return spec;
+}
+
+}  // namespace npukit
