@@ -136,6 +136,22 @@ TEST(KernelAsm, EveryDispatchableKernelRunsOnThisCpu) {
   EXPECT_GT(checked, 0);
 }
 
+TEST(KernelAsm, Int8GemmUsesZmmVpdpbusd) {
+  // The x86 fast path of INT8 GEMM is u8 x s8 vpdpbusd on zmm registers (EVEX).
+  int libraries = 0;
+  for (const Library& lib : shipped_libraries()) {
+    if (lib.tier != "avx512_vnni" || lib.name.find("int8_gemm_acc") == std::string::npos) continue;
+    ++libraries;
+    const std::string cmd = "objdump -d --no-addresses " + lib.path + " | grep -c 'vpdpbusd.*%zmm'";
+    FILE* p = popen(cmd.c_str(), "r");
+    int count = 0;
+    ASSERT_EQ(fscanf(p, "%d", &count), 1);
+    pclose(p);
+    EXPECT_GE(count, 2) << lib.name;
+  }
+  EXPECT_EQ(libraries, 2);  // decode and prefill
+}
+
 TEST(KernelAsm, TheClassifierKnowsVexFromEvexDotProducts) {
   // vpdpbusd %ymm2,%ymm1,%ymm0 in both encodings.
   EXPECT_EQ(needs("c4 e2 75 50 c2", "{vex} vpdpbusd", "%ymm2,%ymm1,%ymm0"), (std::set<std::string>{"avx", "avx2", "avxvnni"}));

@@ -83,6 +83,36 @@ def main():
                 ok = y.dtype == dtype and y.shape == x.shape and np.allclose(y.astype(np.float64), want, rtol=rtol, atol=atol)
                 print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
                 failures += not ok
+        # INT8 GEMM: int32 exactly, float32 within tolerance, int8 (float rounding) exactly.
+        for (m, n, k, zp) in ((1, 64, 4096, 3), (17, 33, 130, -7)):
+            a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+            w = rng.integers(-128, 128, (n, k), dtype=np.int8)
+            s = rng.uniform(0.001, 0.01, n).astype(np.float32)
+            acc = (a.astype(np.int64) - zp) @ w.astype(np.int64).T
+            ap, wp, sp, yp = (os.path.join(d, f) for f in ("a.npy", "w.npy", "s.npy", "y.npy"))
+            np.save(ap, a)
+            np.save(wp, w)
+            np.save(sp, s)
+            base = ["run", "--op", "int8_gemm", "--in", f"a={ap}", "--in", f"w={wp}", "--param", f"a_zero_point={zp}"]
+            for out, extra, want, exact in (
+                    ("int32", [], acc, True),
+                    ("float32", ["--in", f"w_scale={sp}", "--param", "a_scale=0.02"],
+                     acc * 0.02 * s.astype(np.float64), False),
+                    ("int8", ["--in", f"w_scale={sp}", "--param", "a_scale=0.02", "--param", "out_scale=0.5",
+                              "--param", "rounding=float", "--param", "out_zero_point=-4"],
+                     np.clip(np.rint(acc.astype(np.float32) * ((np.float32(0.02) * s) / np.float32(0.5))) - 4, -128, 127),
+                     True)):
+                code, msg = run(npukit, *base, *extra, "--param", f"out={out}", "--out", f"y={yp}")
+                name = f"int8_gemm out={out} {m}x{n}x{k} zp={zp}"
+                if code != 0:
+                    print(f"FAIL {name}: exit {code}: {msg}")
+                    failures += 1
+                    continue
+                y = np.load(yp)
+                ok = (np.array_equal(y.astype(np.int64), want.astype(np.int64)) if exact
+                      else np.allclose(y.astype(np.float64), want, rtol=2e-6, atol=1e-6))
+                print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
+                failures += not ok
         # A new user's typical mistake: float64 input. It must be a clear error, exit 2.
         np.save(os.path.join(d, "x64.npy"), np.ones((2, 8)))
         np.save(os.path.join(d, "w64.npy"), np.ones(8))
@@ -91,7 +121,7 @@ def main():
         ok = code == 2 and "dtype float64 is not supported" in out
         print(f"{'ok  ' if ok else 'FAIL'} float64 input rejected: exit {code}: {out.strip()}")
         failures += not ok
-    print(f"{15 - failures} passed, {failures} failed")
+    print(f"{21 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

@@ -1,0 +1,164 @@
+// INT8 GEMM: every input class and output type on every tier passes the gate bit-exactly
+// (integers) or within tolerance (floats); the K limit and every parameter rule are
+// enforced; packing round-trips; the decode and prefill kernels agree.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "layouts/vnni_int8.h"
+#include "runtime/bind.h"
+#include "runtime/error.h"
+#include "runtime/int8_gemm.h"
+#include "runtime/registry.h"
+#include "tools/gate/gate.h"
+
+namespace npukit {
+namespace {
+
+struct GateParam {
+  std::string target, dtype, input_class;
+};
+
+class Int8GemmGate : public testing::TestWithParam<GateParam> {};
+
+TEST_P(Int8GemmGate, EveryCasePasses) {
+  gate::Options o;
+  o.ops = {"int8_gemm"};
+  o.targets = {GetParam().target};
+  o.dtypes = {GetParam().dtype};
+  o.classes = {GetParam().input_class};
+  o.isolate = false;
+  const auto results = gate::run(all_ops(), o);
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, golden::Status::pass)
+        << r.case_name << ": " << golden::status_name(r.status) << " " << r.summary << " " << r.error
+        << "\n  repro: " << r.repro;
+  }
+}
+
+std::vector<GateParam> gate_params() {
+  std::vector<GateParam> out;
+  for (const char* dtype : {"int32", "float32", "float16", "int8"}) {
+    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) out.push_back({"cpu", dtype, cls});
+    for (const char* tier : {"cpu:avx2", "cpu:sse41"}) {
+      for (const char* cls : {"boundary", "overflow"}) out.push_back({tier, dtype, cls});
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, Int8GemmGate, testing::ValuesIn(gate_params()), [](const auto& info) {
+  std::string n = info.param.target + "_" + info.param.dtype + "_" + info.param.input_class;
+  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
+});
+
+struct Gemm {
+  int64_t m, n, k;
+  std::vector<int8_t> a, w;
+  std::vector<float> w_scale, bias;
+  std::vector<int32_t> y32;
+  std::vector<int8_t> y8;
+  Gemm(int64_t m_, int64_t n_, int64_t k_, int8_t a_fill = 1, int8_t w_fill = 1)
+      : m(m_), n(n_), k(k_), a(m_ * k_, a_fill), w(n_ * k_, w_fill), w_scale(n_, 0.01f), bias(n_, 0.0f),
+        y32(m_ * n_), y8(m_ * n_) {}
+  std::map<std::string, TensorView> views(bool with_scale, bool with_bias, DType out) {
+    std::map<std::string, TensorView> v = {{"a", {a.data(), DType::int8, {m, k}, {}}},
+                                           {"w", {w.data(), DType::int8, {n, k}, {}}}};
+    if (with_scale) v["w_scale"] = {w_scale.data(), DType::float32, {n}, {}};
+    if (with_bias) v["bias"] = {bias.data(), DType::float32, {n}, {}};
+    v["y"] = out == DType::int8 ? TensorView{y8.data(), DType::int8, {m, n}, {}}
+                                : TensorView{y32.data(), out, {m, n}, {}};
+    return v;
+  }
+};
+
+std::string error_of(std::map<std::string, TensorView> v, const std::map<std::string, std::string>& params) {
+  try {
+    run_call(bind_call(find_op("int8_gemm"), "cpu", v, params));
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.code()), static_cast<int>(Errc::invalid_argument)) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(Int8GemmValidation, KBeyondTheOverflowLimitIsRejected) {
+  EXPECT_EQ(int8_k_limit(0), 131071);
+  // The worst case at the limit fits (and is computed exactly); one more k is refused.
+  Gemm ok(1, 1, 131071, -128, -128);
+  run_call(bind_call(find_op("int8_gemm"), "cpu", ok.views(false, false, DType::int32), {}));
+  EXPECT_EQ(ok.y32[0], 131071 * 16384);
+  Gemm too_big(1, 1, 131072);
+  EXPECT_EQ(error_of(too_big.views(false, false, DType::int32), {}),
+            "int8_gemm: K = 131072 exceeds 131071, the largest K whose int32 accumulation cannot overflow with "
+            "a_zero_point = 0; split K and add the int32 partial sums in int64");
+  Gemm zp(1, 1, int8_k_limit(-128) + 1);
+  EXPECT_NE(error_of(zp.views(false, false, DType::int32), {{"a_zero_point", "-128"}}).find("with a_zero_point = -128"),
+            std::string::npos);
+}
+
+TEST(Int8GemmValidation, ParameterRules) {
+  Gemm g(2, 3, 8);
+  EXPECT_EQ(error_of(g.views(false, false, DType::float32), {{"out", "float32"}}),
+            "int8_gemm: out=float32 needs input w_scale (per-channel weight scales, float32 [N])");
+  EXPECT_EQ(error_of(g.views(true, true, DType::int32), {}), "int8_gemm: input bias applies to float outputs only (out=int32)");
+  EXPECT_EQ(error_of(g.views(false, false, DType::int32), {{"a_zero_point", "200"}}),
+            "int8_gemm: parameter a_zero_point=200: must be in [-128, 127]");
+  EXPECT_EQ(error_of(g.views(false, false, DType::int32), {{"out", "float32"}}),
+            "int8_gemm: output y has dtype int32 but must be float32");
+  g.w_scale[1] = 0;
+  EXPECT_EQ(error_of(g.views(true, false, DType::int8), {{"out", "int8"}}),
+            "int8_gemm: w_scale[1] = 0.000000: must be finite and > 0 for out=int8");
+  g.w_scale[1] = 1e30f;
+  EXPECT_NE(error_of(g.views(true, false, DType::int8), {{"out", "int8"}}).find("channel 1: multiplier"), std::string::npos);
+}
+
+TEST(Int8GemmLayout, PackRoundTripsAndSumsRows) {
+  std::mt19937 rng(7);
+  for (auto [n, k] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {17, 5}, {64, 4096}, {100, 33}}) {
+    std::vector<int8_t> w(n * k);
+    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+    const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+    EXPECT_EQ(p.n_pad % 64, 0);
+    EXPECT_EQ(p.k_pad % 4, 0);
+    EXPECT_EQ(layouts::unpack_int8_weights(p), w);
+    for (int64_t r = 0; r < n; ++r) {
+      int32_t sum = 0;
+      for (int64_t c = 0; c < k; ++c) sum += w[r * k + c];
+      ASSERT_EQ(p.row_sums[r], sum);
+    }
+    // Padding is zero, so the kernels may read it.
+    int64_t nonzero = 0;
+    for (size_t i = 0; i < p.size_bytes(); ++i) nonzero += p.bytes()[i] != 0;
+    int64_t want = 0;
+    for (auto v : w) want += v != 0;
+    EXPECT_EQ(nonzero, want);
+  }
+}
+
+TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
+  std::mt19937 rng(11);
+  const int64_t n = 80, k = 259;
+  std::vector<int8_t> w(n * k);
+  for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+  const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+  for (int64_t m : {1, 16, 31, 32, 33, 67}) {
+    std::vector<int8_t> a(m * k);
+    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    std::vector<int32_t> acc(m * n);
+    int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 5, {acc.data(), DType::int32, {m, n}, {}});
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        int32_t want = 0;
+        for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] - 5) * w[c * k + i];
+        ASSERT_EQ(acc[r * n + c], want) << "m=" << m << " r=" << r << " c=" << c;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace npukit
