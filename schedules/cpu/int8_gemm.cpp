@@ -20,9 +20,9 @@ void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& 
   } else {
     g.acc.split(n, no, ni, 4 * lanes, TailStrategy::GuardWithIf)
         .split(m, mo, mi, 4, TailStrategy::GuardWithIf)
-        .reorder(ni, mi, no, mo)
+        .reorder(ni, mi, mo, no)
         .vectorize(ni, lanes)
-        .parallel(mo);
+        .parallel(no);
     g.dot.compute_at(g.acc, no).vectorize(n, lanes).unroll(m);
     g.dot.update()
         .reorder(g.k.x, n, m, g.k.y)

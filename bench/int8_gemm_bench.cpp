@@ -1,0 +1,144 @@
+// INT8 GEMM against oneDNN (u8s8s32 and s8s8s32 matmul) in the same process, the same
+// threads and the same cold-weight rotation: GOPS, weight GB/s and the ratio to oneDNN.
+// Weights are packed once per copy (as a framework does at load time) and rotated over
+// more than 256 MiB so that each call streams them from DRAM.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/copy_anchor.h"
+#include "dnnl.hpp"
+#include "layouts/vnni_int8.h"
+#include "runtime/int8_gemm.h"
+
+namespace npukit::bench {
+namespace {
+
+// NPUKIT_BENCH_SMOKE (set by the ctest smoke run) keeps two copies: enough to run every
+// path, far from cold.
+bool smoke() { return std::getenv("NPUKIT_BENCH_SMOKE") != nullptr; }
+
+size_t copies_for(size_t bytes) {
+  return smoke() ? 2 : std::max<size_t>(2, (kColdBytes + bytes - 1) / bytes);
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// oneDNN matmul src[M, K] x weights[K, N] (weights in oneDNN's own packed format) → s32.
+struct OneDnnGemm {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::matmul prim;
+  dnnl::memory src, dst;
+  std::vector<dnnl::memory> weights;
+
+  OneDnnGemm(int64_t m, int64_t n, int64_t k, bool u8_src, size_t copies) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    const dnnl::memory::desc src_md({m, k}, u8_src ? dt::u8 : dt::s8, tag::ab);
+    const dnnl::memory::desc any_w({k, n}, dt::s8, tag::any);
+    const dnnl::memory::desc dst_md({m, n}, dt::s32, tag::ab);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, any_w, dst_md), eng);
+    prim = dnnl::matmul(pd);
+    src = dnnl::memory(src_md, eng);
+    dst = dnnl::memory(dst_md, eng);
+    std::memset(src.get_data_handle(), 3, m * k);
+    const dnnl::memory::desc plain_w({k, n}, dt::s8, tag::ab);
+    dnnl::memory plain(plain_w, eng);
+    std::mt19937 rng(1);
+    auto* p = static_cast<int8_t*>(plain.get_data_handle());
+    for (int64_t i = 0; i < k * n; ++i) p[i] = static_cast<int8_t>(rng() & 0xff);
+    for (size_t c = 0; c < copies; ++c) {
+      weights.emplace_back(pd.weights_desc(), eng);
+      dnnl::reorder(plain, weights.back()).execute(strm, plain, weights.back());
+    }
+    strm.wait();
+  }
+  void run(size_t copy) {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights[copy % weights.size()]}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+  }
+};
+
+template <class Fn>
+double median_seconds(Fn fn, int reps) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn(static_cast<size_t>(r + 1));
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(t);
+}
+
+void BM_int8_gemm(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const size_t copies = copies_for(size_t(n) * k);
+  std::mt19937 rng(2);
+  std::vector<int8_t> w(n * k);
+  for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+  std::vector<layouts::PackedInt8Weights> packed;
+  for (size_t c = 0; c < copies; ++c) packed.push_back(layouts::pack_int8_weights(w.data(), n, k));
+  std::vector<int8_t> a(m * k, 3);
+  std::vector<int32_t> acc(m * n);
+  const TensorView a_view{a.data(), DType::int8, {m, k}, {}}, acc_view{acc.data(), DType::int32, {m, n}, {}};
+  auto npukit_call = [&](size_t c) { int8_gemm_accumulate(a_view, packed[c % copies], 0, acc_view); };
+
+  OneDnnGemm u8s8(m, n, k, true, copies), s8s8(m, n, k, false, copies);
+  const int reps = smoke() ? 1 : m >= 128 ? 5 : 21;
+  npukit_call(0);
+  u8s8.run(0);
+  s8s8.run(0);
+  const double t_u8s8 = median_seconds([&](size_t c) { u8s8.run(c); }, reps);
+  const double t_s8s8 = median_seconds([&](size_t c) { s8s8.run(c); }, reps);
+
+  std::vector<double> seconds;
+  size_t c = 1;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    npukit_call(c++);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    seconds.push_back(s);
+  }
+  const double t = median(seconds), ops = 2.0 * m * n * k;
+  state.counters["threads"] = halide_threads();
+  state.counters["GOPS"] = ops / t / 1e9;
+  state.counters["weight_GB/s"] = double(n) * k / t / 1e9;
+  state.counters["onednn_u8s8_GOPS"] = ops / t_u8s8 / 1e9;
+  state.counters["vs_onednn_u8s8"] = t_u8s8 / t;
+  state.counters["vs_onednn_s8s8"] = t_s8s8 / t;
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t n : {4096, 11008}) {
+    for (int64_t m : {1, 16, 128, 512}) b->Args({m, n, 4096});
+  }
+  b->ArgNames({"M", "N", "K"})->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_int8_gemm)->Apply(shapes);
+
+}  // namespace
+}  // namespace npukit::bench
+
+int main(int argc, char** argv) {
+  // oneDNN's OpenMP pool and Halide's pool get the same number of threads. (OpenMP has
+  // read OMP_NUM_THREADS before main, so set it through the API.)
+  omp_set_num_threads(npukit::bench::halide_threads());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
