@@ -10,6 +10,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy        # /usr/bin/python3 runs the numpy cross-checks
+  python3-torch                # torch 1.13 eager, the anchor of bench/rope_vs_torch.py
 )
 missing=()
 for p in "${packages[@]}"; do
