@@ -35,7 +35,7 @@ class RopeGenerator : public Halide::Generator<RopeGenerator> {
     out(rope.d, rope.h, rope.t) = ops::narrow_from_f32(rope.out(rope.d, rope.h, rope.t), y.type(), get_target());
     y = out;
     for (int k = 0; k < 3; ++k) y.dim(k).set_min(0);
-    schedules::cpu::schedule_rope(angles, rope, out, style, head_dim, get_target());
+    schedules::cpu::schedule_rope(angles, rope, xf, x.type().bits() == 16, out, style, head_dim, get_target());
   }
 };
 

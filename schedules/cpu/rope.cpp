@@ -4,8 +4,8 @@ namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func y, ops::RopeStyle style, Expr head_dim,
-                   const Target& target) {
+void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool widened, Func y,
+                   ops::RopeStyle style, Expr head_dim, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var d = rope.d, h = rope.h, t = rope.t, to{"to"}, ti{"ti"}, pair{"pair"}, parity{"parity"};
 
@@ -15,9 +15,17 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func y, ops::RopeSt
                                              TailStrategy::GuardWithIf);
 
   if (style == ops::RopeStyle::interleaved) {
+    if (widened) x_f32.compute_at(y, ti).vectorize(x_f32.args()[0], vec, TailStrategy::GuardWithIf);
     // Parity unrolled: loads of x at 2·pair and 2·pair + 1 become one dense load and a
-    // deinterleave, and the two strided stores one interleaved dense store.
-    y.specialize(head_dim >= 2 * vec)
+    // deinterleave, and the two strided stores one interleaved dense store. For fp16 the
+    // rotation runs on staged fp32 rows and the result is narrowed in dense vectors:
+    // shuffling 16-bit lanes around the conversion cost 5x (vpinsrw/vpextrw per lane).
+    Func rotated = widened ? rope.out : y;
+    if (widened) {
+      rope.out.compute_at(y, ti);
+      y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
+    }
+    rotated.specialize(head_dim >= 2 * vec)
         .split(d, pair, parity, 2, TailStrategy::GuardWithIf)
         .unroll(parity)
         .vectorize(pair, vec, TailStrategy::GuardWithIf);
