@@ -12,7 +12,8 @@ using schedules::cpu::GemmShape;
 
 class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
  public:
-  GeneratorParam<GemmShape> shape{"shape", GemmShape::decode, {{"decode", GemmShape::decode}, {"prefill", GemmShape::prefill}}};
+  GeneratorParam<GemmShape> shape{"shape", GemmShape::decode,
+                                  {{"decode", GemmShape::decode}, {"prefill", GemmShape::prefill}}};
   Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
   Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)

@@ -13,10 +13,9 @@
 namespace npukit {
 namespace {
 
-// Decode rows stream the weights once and reuse them from L2; from this many rows on,
-// register-blocked tiles win (measured in bench/int8_gemm_bench.cpp).
-constexpr int64_t kPrefillRows = 32;
-constexpr int64_t kRowTile = 4;  // schedules/cpu/int8_gemm.cpp: prefill tiles of 4 rows
+// One row streams the weights (decode); two or more share each weight block from
+// registers in tiles of kRowTile rows (prefill; schedules/cpu/int8_gemm.cpp).
+constexpr int64_t kRowTile = 8;
 
 }  // namespace
 
@@ -34,10 +33,10 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
                           const TensorView& acc, std::string_view forced_tier) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
   if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = " + std::to_string(k) + ", packed weights " + std::to_string(w.k));
-  const bool prefill = m >= kPrefillRows;
-  // The kernels read whole groups of 4 k and, for prefill, whole tiles of kRowTile rows;
-  // the weights' padding is zero and extra rows are never stored, so the padding only
-  // needs to be readable.
+  const bool prefill = m > 1;
+  // The kernels read whole groups of 4 k and, for prefill, whole row tiles; the weights'
+  // padding is zero and extra rows are never stored, so the padding only needs to be
+  // readable.
   const int64_t m_pad = prefill ? (m + kRowTile - 1) / kRowTile * kRowTile : m;
   std::vector<int8_t> padded;
   TensorView a_view = a;

@@ -7,9 +7,9 @@ namespace npukit::schedules::cpu {
 
 enum class GemmShape { decode, prefill };
 
-// decode (M ≤ 16): blocks of output channels in parallel, each block's packed weights
-// streamed from DRAM once and reused from L2 for every row. prefill: register-blocked
-// tiles of rows × channels, compute bound on vpdpbusd.
+// decode (M = 1): blocks of output channels in parallel, the packed weights streamed from
+// DRAM once. prefill (M ≥ 2): tiles of 8 rows × 32 channels held in registers, rows inside
+// the channel tile, so each weight block streams once and serves every row.
 void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Halide::Target& target);
 
 }  // namespace npukit::schedules::cpu
