@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "HalideRuntime.h"
+#include "runtime/cpu_variant.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 
@@ -37,5 +38,15 @@ void install_halide_handlers();
 
 // Throws Errc::kernel_failed naming the kernel when `status` is nonzero.
 void check_halide_status(int status, const HalideCallContext& ctx, const std::string& kernel);
+
+// Calls the best tier of `table` this CPU runs (or `tier`), with a fresh error context as
+// the user_context and `args` after it; a Halide error becomes npukit::Error.
+template <class Table, class... Args>
+void call_cpu_kernel(const Table& table, const char* kernel, std::string_view tier, Args&&... args) {
+  const auto& variant = pick_cpu_variant(table, kernel, tier);
+  HalideCallContext ctx;
+  const int status = variant.fn(&ctx, std::forward<Args>(args)...);
+  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+}
 
 }  // namespace npukit

@@ -50,12 +50,13 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   const TensorView packed{w.bytes(), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}};
   const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};
   HalideBuffer ha(a_view), hw(packed), hs(sums), hacc(acc);
-  HalideCallContext ctx;
-  const char* name = prefill ? "int8_gemm_acc_prefill" : "int8_gemm_acc_decode";
-  const auto& v = prefill ? pick_cpu_variant(kernels::int8_gemm_acc_prefill, name, forced_tier)
-                          : pick_cpu_variant(kernels::int8_gemm_acc_decode, name, forced_tier);
-  const int status = v.fn(&ctx, ha.get(), hw.get(), hs.get(), a_zero_point, hacc.get());
-  check_halide_status(status, ctx, std::string(name) + " (" + v.tier + ")");
+  if (prefill) {
+    call_cpu_kernel(kernels::int8_gemm_acc_prefill, "int8_gemm_acc_prefill", forced_tier, ha.get(), hw.get(), hs.get(),
+                    a_zero_point, hacc.get());
+  } else {
+    call_cpu_kernel(kernels::int8_gemm_acc_decode, "int8_gemm_acc_decode", forced_tier, ha.get(), hw.get(), hs.get(),
+                    a_zero_point, hacc.get());
+  }
 }
 
 std::optional<QuantizedMultiplier> quantize_multiplier(double real) {

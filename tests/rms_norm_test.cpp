@@ -8,52 +8,20 @@
 #include "golden/half.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
+#include "tests/gate_matrix.h"
 #include "tools/gate/gate.h"
 
 namespace npukit {
 namespace {
 
-struct GateParam {
-  std::string target, dtype, input_class;
-};
+class RmsNormGate : public testing::TestWithParam<GateCell> {};
 
-class RmsNormGate : public testing::TestWithParam<GateParam> {};
+TEST_P(RmsNormGate, EveryCasePasses) { expect_every_case_passes(GetParam()); }
 
-TEST_P(RmsNormGate, EveryCasePasses) {
-  gate::Options o;
-  o.ops = {"rms_norm"};
-  o.targets = {GetParam().target};
-  o.dtypes = {GetParam().dtype};
-  o.classes = {GetParam().input_class};
-  o.isolate = false;
-  const auto results = gate::run(all_ops(), o);
-  ASSERT_FALSE(results.empty());
-  for (const auto& r : results) {
-    EXPECT_EQ(r.status, golden::Status::pass)
-        << r.case_name << ": " << golden::status_name(r.status) << " " << r.summary << " " << r.error
-        << "\n  repro: " << r.repro;
-  }
-}
-
-std::vector<GateParam> gate_params() {
-  std::vector<GateParam> out;
-  for (const char* dtype : {"float32", "float16"}) {
-    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) {
-      out.push_back({"cpu", dtype, cls});
-    }
-    // The lower tiers ship too and run on machines without AVX-512: gate them here.
-    for (const char* tier : {"cpu:avx2", "cpu:sse41"}) {
-      for (const char* cls : {"boundary", "nan_inf", "overflow"}) out.push_back({tier, dtype, cls});
-    }
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Cpu, RmsNormGate, testing::ValuesIn(gate_params()), [](const auto& info) {
-  std::string n = info.param.target + "_" + info.param.dtype + "_" + info.param.input_class;
-  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Cpu, RmsNormGate,
+                         testing::ValuesIn(gate_matrix("rms_norm", {"float32", "float16"},
+                                                       {"boundary", "nan_inf", "overflow"})),
+                         gate_cell_name);
 
 // Runs rms_norm on fp32 rows and returns y.
 std::vector<float> run_f32(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,

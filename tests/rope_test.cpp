@@ -8,49 +8,20 @@
 #include "runtime/bind.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
+#include "tests/gate_matrix.h"
 #include "tools/gate/gate.h"
 
 namespace npukit {
 namespace {
 
-struct GateParam {
-  std::string target, dtype, input_class;
-};
+class RopeGate : public testing::TestWithParam<GateCell> {};
 
-class RopeGate : public testing::TestWithParam<GateParam> {};
+TEST_P(RopeGate, EveryCasePasses) { expect_every_case_passes(GetParam()); }
 
-TEST_P(RopeGate, EveryCasePasses) {
-  gate::Options o;
-  o.ops = {"rope"};
-  o.targets = {GetParam().target};
-  o.dtypes = {GetParam().dtype};
-  o.classes = {GetParam().input_class};
-  o.isolate = false;
-  const auto results = gate::run(all_ops(), o);
-  ASSERT_FALSE(results.empty());
-  for (const auto& r : results) {
-    EXPECT_EQ(r.status, golden::Status::pass)
-        << r.case_name << ": " << golden::status_name(r.status) << " " << r.summary << " " << r.error
-        << "\n  repro: " << r.repro;
-  }
-}
-
-std::vector<GateParam> gate_params() {
-  std::vector<GateParam> out;
-  for (const char* dtype : {"float32", "float16"}) {
-    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) out.push_back({"cpu", dtype, cls});
-    for (const char* tier : {"cpu:avx2", "cpu:sse41"}) {
-      for (const char* cls : {"boundary", "nan_inf", "overflow"}) out.push_back({tier, dtype, cls});
-    }
-  }
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Cpu, RopeGate, testing::ValuesIn(gate_params()), [](const auto& info) {
-  std::string n = info.param.target + "_" + info.param.dtype + "_" + info.param.input_class;
-  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Cpu, RopeGate,
+                         testing::ValuesIn(gate_matrix("rope", {"float32", "float16"},
+                                                       {"boundary", "nan_inf", "overflow"})),
+                         gate_cell_name);
 
 struct Rope {
   int64_t tokens, heads, head_dim;

@@ -60,14 +60,6 @@ void check(const Call& call) {
   }
 }
 
-template <class Table, class... Args>
-void run_epilogue(const Table& table, const char* kernel, const Call& call, Args&&... args) {
-  const auto& v = pick_cpu_variant(table, kernel, call.tier);
-  HalideCallContext ctx;
-  const int status = v.fn(&ctx, std::forward<Args>(args)...);
-  check_halide_status(status, ctx, std::string(kernel) + " (" + v.tier + ")");
-}
-
 void int8_gemm_cpu(const Call& call) {
   const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
   const TensorView& a = call.tensor("a");
@@ -105,13 +97,13 @@ void int8_gemm_cpu(const Call& call) {
   HalideBuffer h_acc(acc_view), h_cs(cs), h_bs(bs), h_ms(ms), h_ss(ss), h_y(y);
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
   if (out == "float32") {
-    run_epilogue(kernels::int8_epilogue_f32, "int8_epilogue_f32", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_cpu_kernel(kernels::int8_epilogue_f32, "int8_epilogue_f32", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
   } else if (out == "float16") {
-    run_epilogue(kernels::int8_epilogue_f16, "int8_epilogue_f16", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_cpu_kernel(kernels::int8_epilogue_f16, "int8_epilogue_f16", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
   } else if (call.params.choice("rounding") == "fixed_point") {
-    run_epilogue(kernels::int8_epilogue_fixed_point, "int8_epilogue_fixed_point", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_cpu_kernel(kernels::int8_epilogue_fixed_point, "int8_epilogue_fixed_point", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
   } else {
-    run_epilogue(kernels::int8_epilogue_float, "int8_epilogue_float", call, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_cpu_kernel(kernels::int8_epilogue_float, "int8_epilogue_float", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
   }
 }
 

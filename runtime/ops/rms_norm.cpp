@@ -11,12 +11,9 @@ namespace {
 
 template <class Table>
 void run_cpu(const Table& table, const char* kernel, const Call& call) {
-  const auto& variant = pick_cpu_variant(table, kernel, call.tier);
   HalideBuffer x(call.tensor("x")), weight(call.tensor("weight")), y(call.tensor("y"));
-  HalideCallContext ctx;
-  const int status = variant.fn(&ctx, x.get(), weight.get(),
-                                static_cast<float>(call.params.real("eps")), y.get());
-  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+  call_cpu_kernel(table, kernel, call.tier, x.get(), weight.get(), static_cast<float>(call.params.real("eps")),
+                  y.get());
 }
 
 void rms_norm_cpu(const Call& call) {

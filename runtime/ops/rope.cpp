@@ -50,12 +50,9 @@ void check(const Call& call) {
 
 template <class Table>
 void run_cpu(const Table& table, const char* kernel, const Call& call) {
-  const auto& variant = pick_cpu_variant(table, kernel, call.tier);
   HalideBuffer x(call.tensor("x")), positions(call.tensor("positions")), y(call.tensor("y"));
-  HalideCallContext ctx;
-  const int status = variant.fn(&ctx, x.get(), positions.get(), call.params.real("theta"),
-                                static_cast<int32_t>(rotary_dim_of(call)), y.get());
-  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+  call_cpu_kernel(table, kernel, call.tier, x.get(), positions.get(), call.params.real("theta"),
+                  static_cast<int32_t>(rotary_dim_of(call)), y.get());
 }
 
 void rope_cpu(const Call& call) {

@@ -1,0 +1,54 @@
+// The per-op gate suites: every input class of every dtype on the best CPU tier, and
+// the chosen classes on the lower tiers (which ship too and run on CPUs without AVX-512).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "runtime/registry.h"
+#include "tools/gate/gate.h"
+
+namespace npukit {
+
+struct GateCell {
+  std::string op, target, dtype, input_class;
+};
+
+inline std::vector<GateCell> gate_matrix(const std::string& op, const std::vector<std::string>& dtypes,
+                                         const std::vector<std::string>& lower_tier_classes) {
+  std::vector<GateCell> out;
+  for (const std::string& dtype : dtypes) {
+    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) out.push_back({op, "cpu", dtype, cls});
+    for (const char* tier : {"cpu:avx2", "cpu:sse41"}) {
+      for (const std::string& cls : lower_tier_classes) out.push_back({op, tier, dtype, cls});
+    }
+  }
+  return out;
+}
+
+inline void expect_every_case_passes(const GateCell& cell) {
+  gate::Options o;
+  o.ops = {cell.op};
+  o.targets = {cell.target};
+  o.dtypes = {cell.dtype};
+  o.classes = {cell.input_class};
+  o.isolate = false;
+  const auto results = gate::run(all_ops(), o);
+  ASSERT_FALSE(results.empty());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, golden::Status::pass)
+        << r.case_name << ": " << golden::status_name(r.status) << " " << r.summary << " " << r.error
+        << "\n  repro: " << r.repro;
+  }
+}
+
+inline std::string gate_cell_name(const testing::TestParamInfo<GateCell>& info) {
+  std::string n = info.param.target + "_" + info.param.dtype + "_" + info.param.input_class;
+  for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return n;
+}
+
+}  // namespace npukit
