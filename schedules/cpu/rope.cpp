@@ -30,7 +30,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
         .unroll(parity)
         .vectorize(pair, vec, TailStrategy::GuardWithIf);
   } else {
-    rope.out.compute_at(y, ti).vectorize(d, vec, TailStrategy::GuardWithIf);
+    rope.out.compute_at(y, h).vectorize(d, vec, TailStrategy::GuardWithIf);
     rope.out.update(0).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     rope.out.update(1).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
