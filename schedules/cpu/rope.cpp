@@ -11,26 +11,31 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
 
   y.split(t, to, ti, 2, TailStrategy::GuardWithIf).parallel(to);
   angles.inv_freq.compute_root();
-  angles.cos_sin.compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
-                                             TailStrategy::GuardWithIf);
+  // Scratch sizes depend on head_dim and rotary_dim, so Halide allocates them on the heap:
+  // store_at(to) makes that once per task instead of once per token or head.
+  angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
+                                                              TailStrategy::GuardWithIf);
 
   if (style == ops::RopeStyle::interleaved) {
-    if (widened) x_f32.compute_at(y, ti).vectorize(x_f32.args()[0], vec, TailStrategy::GuardWithIf);
+    if (widened) x_f32.store_at(y, to).compute_at(y, ti).vectorize(x_f32.args()[0], vec, TailStrategy::GuardWithIf);
     // Parity unrolled: loads of x at 2·pair and 2·pair + 1 become one dense load and a
     // deinterleave, and the two strided stores one interleaved dense store. For fp16 the
     // rotation runs on staged fp32 rows and the result is narrowed in dense vectors:
     // shuffling 16-bit lanes around the conversion cost 5x (vpinsrw/vpextrw per lane).
     Func rotated = widened ? rope.out : y;
     if (widened) {
-      rope.out.compute_at(y, ti);
+      rope.out.store_at(y, to).compute_at(y, ti);
       y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
     }
+    // ShiftInwards, not GuardWithIf: with guards each parity's store sits in its own if
+    // and Halide cannot merge the two stride-2 stores into one dense store (they became
+    // 16 scalar stores each).
     rotated.specialize(head_dim >= 2 * vec)
-        .split(d, pair, parity, 2, TailStrategy::GuardWithIf)
+        .split(d, pair, parity, 2, TailStrategy::ShiftInwards)
         .unroll(parity)
-        .vectorize(pair, vec, TailStrategy::GuardWithIf);
+        .vectorize(pair, vec, TailStrategy::ShiftInwards);
   } else {
-    rope.out.compute_at(y, h).vectorize(d, vec, TailStrategy::GuardWithIf);
+    rope.out.store_at(y, to).compute_at(y, h).vectorize(d, vec, TailStrategy::GuardWithIf);
     rope.out.update(0).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     rope.out.update(1).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
