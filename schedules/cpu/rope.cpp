@@ -20,17 +20,12 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
     if (widened) x_f32.store_at(y, to).compute_at(y, ti).vectorize(x_f32.args()[0], vec, TailStrategy::GuardWithIf);
     // Parity unrolled: loads of x at 2·pair and 2·pair + 1 become one dense load and a
     // deinterleave, and the two strided stores one interleaved dense store. For fp16 the
-    // rotation runs on staged fp32 rows and the result is narrowed in dense vectors:
-    // shuffling 16-bit lanes around the conversion cost 5x (vpinsrw/vpextrw per lane).
-    Func rotated = widened ? rope.out : y;
-    if (widened) {
-      rope.out.store_at(y, to).compute_at(y, ti);
-      y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
-    }
+    // input rows are staged in fp32 first: shuffling 16-bit lanes around the conversion
+    // cost 5x (vpinsrw/vpextrw per lane); staging the output too cost 2x.
     // ShiftInwards, not GuardWithIf: with guards each parity's store sits in its own if
     // and Halide cannot merge the two stride-2 stores into one dense store (they became
     // 16 scalar stores each).
-    rotated.specialize(head_dim >= 2 * vec)
+    y.specialize(head_dim >= 2 * vec)
         .split(d, pair, parity, 2, TailStrategy::ShiftInwards)
         .unroll(parity)
         .vectorize(pair, vec, TailStrategy::ShiftInwards);
