@@ -17,6 +17,15 @@ RopeAngles rope_angles(Func positions, Expr theta, Expr rotary_dim) {
   return a;
 }
 
+Func apply_rope_half_rows(Func x, const RopeAngles& angles) {
+  Var i("i"), j("j"), h("h"), t("t");
+  Expr a = x(i, 0, h, t), b = x(i, 1, h, t);
+  Expr c = angles.cos_sin(i, t)[0], s = angles.cos_sin(i, t)[1];
+  Func out("rope_half_rows");
+  out(i, j, h, t) = select(j == 0, a * c - b * s, a * s + b * c);
+  return out;
+}
+
 Rope apply_rope(Func x, const RopeAngles& angles, RopeStyle style, Expr rotary_dim) {
   Rope op;
   Var d = op.d, h = op.h, t = op.t;

@@ -28,6 +28,11 @@ struct Rope {
   Halide::Func out{"rope"};       // (d, h, t), fp32
 };
 
+// The half style when rotary_dim = head_dim, on a view of each row as two halves:
+// x(i, j, h, t) = row[j·half + i]. Pairs (i, i + half) become (x(i, 0), x(i, 1)): dense
+// vectors, no copy or update pass. rotary_dim is 2·half.
+Halide::Func apply_rope_half_rows(Halide::Func x, const RopeAngles& angles);
+
 // Rotates `x(d, h, t)` (fp32) in pairs for d < rotary_dim and copies the rest. The
 // interleaved style needs an even head_dim (it reads x in whole pairs up to head_dim).
 Rope apply_rope(Halide::Func x, const RopeAngles& angles, RopeStyle style, Halide::Expr rotary_dim);

@@ -43,3 +43,42 @@ class RopeGenerator : public Halide::Generator<RopeGenerator> {
 }  // namespace npukit
 
 HALIDE_REGISTER_GENERATOR(npukit::RopeGenerator, npukit_rope)
+
+namespace npukit {
+namespace {
+
+// RoPE, half style, rotary_dim = head_dim (Hugging Face Llama): rows seen as two halves,
+// x(i, j, h, t) = row[j·half + i], so the pairs are dense vectors.
+class RopeHalfRowsGenerator : public Halide::Generator<RopeHalfRowsGenerator> {
+ public:
+  Input<Halide::Buffer<void, 4>> x{"x"};  // (half, 2, heads, tokens)
+  Input<Halide::Buffer<int32_t, 1>> positions{"positions"};
+  Input<double> theta{"theta"};
+  Output<Halide::Buffer<void, 4>> y{"y"};
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    for (int k = 0; k < 4; ++k) x.dim(k).set_min(0);
+    x.dim(1).set_extent(2);
+    positions.dim(0).set_min(0);
+    Expr half = x.dim(0).extent();
+    Func xf("xf");
+    Var i, j, h, t;
+    xf(i, j, h, t) = ops::widen_to_f32(x(i, j, h, t), get_target());
+    ops::RopeAngles angles = ops::rope_angles(positions, theta, 2 * half);
+    Func rotated = ops::apply_rope_half_rows(xf, angles);
+    Func out("rope_out");
+    Var oi = rotated.args()[0], oj = rotated.args()[1], oh = rotated.args()[2], ot = rotated.args()[3];
+    out(oi, oj, oh, ot) = ops::narrow_from_f32(rotated(oi, oj, oh, ot), y.type(), get_target());
+    y = out;
+    for (int k = 0; k < 4; ++k) y.dim(k).set_min(0);
+    y.dim(1).set_extent(2);
+    schedules::cpu::schedule_rope_half_rows(angles, out, half, get_target());
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::RopeHalfRowsGenerator, npukit_rope_half_rows)

@@ -7,6 +7,8 @@
 #include "golden/rope_cases.h"
 #include "kernels/rope_half_f16.h"
 #include "kernels/rope_half_f32.h"
+#include "kernels/rope_half_rows_f16.h"
+#include "kernels/rope_half_rows_f32.h"
 #include "kernels/rope_interleaved_f16.h"
 #include "kernels/rope_interleaved_f32.h"
 #include "runtime/error.h"
@@ -55,10 +57,23 @@ void run_cpu(const Table& table, const char* kernel, const Call& call) {
                   static_cast<int32_t>(rotary_dim_of(call)), y.get());
 }
 
+// The half style over whole rows (rotary_dim = head_dim, as Hugging Face Llama has it):
+// each row viewed as [2, head_dim/2], so both halves are dense vectors.
+template <class Table>
+void run_half_rows(const Table& table, const char* kernel, const Call& call) {
+  const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), half = call.dim("head_dim") / 2;
+  auto rows = [&](const TensorView& v) { return TensorView{v.data, v.dtype, {tokens, heads, 2, half}, {}}; };
+  HalideBuffer x(rows(call.tensor("x"))), positions(call.tensor("positions")), y(rows(call.tensor("y")));
+  call_cpu_kernel(table, kernel, call.tier, x.get(), positions.get(), call.params.real("theta"), y.get());
+}
+
 void rope_cpu(const Call& call) {
   const bool half = call.params.choice("style") == "half";
   const bool f16 = call.tensor("x").dtype == DType::float16;
-  if (half) {
+  if (half && rotary_dim_of(call) == call.dim("head_dim")) {  // check() made it even
+    f16 ? run_half_rows(kernels::rope_half_rows_f16, "rope_half_rows_f16", call)
+        : run_half_rows(kernels::rope_half_rows_f32, "rope_half_rows_f32", call);
+  } else if (half) {
     f16 ? run_cpu(kernels::rope_half_f16, "rope_half_f16", call) : run_cpu(kernels::rope_half_f32, "rope_half_f32", call);
   } else {
     f16 ? run_cpu(kernels::rope_interleaved_f16, "rope_interleaved_f16", call)

@@ -37,4 +37,15 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
   }
 }
 
+void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"};
+  y.split(t, to, ti, 2, TailStrategy::GuardWithIf).parallel(to);
+  angles.inv_freq.compute_root();
+  angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
+                                                              TailStrategy::GuardWithIf);
+  y.reorder(i, j).bound(j, 0, 2).unroll(j);
+  y.specialize(half >= vec).vectorize(i, vec, TailStrategy::ShiftInwards);
+}
+
 }  // namespace npukit::schedules::cpu

@@ -13,4 +13,9 @@ namespace npukit::schedules::cpu {
 void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Halide::Func x_f32, bool widened,
                    Halide::Func y, ops::RopeStyle style, Halide::Expr head_dim, const Halide::Target& target);
 
+// The half style on rows seen as two halves (ops::apply_rope_half_rows): tokens in
+// parallel, the (cos, sin) table per token, both halves unrolled over dense vectors.
+void schedule_rope_half_rows(ops::RopeAngles& angles, Halide::Func y, Halide::Expr half,
+                             const Halide::Target& target);
+
 }  // namespace npukit::schedules::cpu
