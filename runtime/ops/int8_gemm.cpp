@@ -1,7 +1,6 @@
 // The registry entry of INT8 GEMM (docs/ops/int8_gemm.md).
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "golden/int8_gemm.h"
 #include "golden/int8_gemm_cases.h"
@@ -44,7 +43,7 @@ void check(const Call& call) {
   const bool fixed = call.params.choice("rounding") == "fixed_point";
   for (int64_t c = 0; c < n; ++c) {
     if (!(std::isfinite(w_scale[c]) && w_scale[c] > 0)) {
-      fail(Errc::invalid_argument, "int8_gemm: w_scale[" + std::to_string(c) + "] = " + std::to_string(w_scale[c]) +
+      fail(Errc::invalid_argument, "int8_gemm: w_scale[" + std::to_string(c) + "] = " + param_text(double(w_scale[c])) +
                                        ": must be finite and > 0 for out=int8");
     }
     const double real = a_scale * double(w_scale[c]) / out_scale;
@@ -55,7 +54,7 @@ void check(const Call& call) {
     }
     if (fixed && !quantize_multiplier(real)) {
       fail(Errc::invalid_argument, "int8_gemm: channel " + std::to_string(c) + ": multiplier a_scale * w_scale / out_scale = " +
-                                       std::to_string(real) + " needs a shift outside [-31, 30] (rounding=fixed_point)");
+                                       param_text(real) + " needs a shift outside [-31, 30] (rounding=fixed_point)");
     }
   }
 }
