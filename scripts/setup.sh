@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake make g++ binutils pkg-config
   libhalide14-0-dev llvm-14    # Halide 14; llvm-as-14 assembles ops/f16c_convert.ll
-  libfmt-dev libcli11-dev nlohmann-json3-dev libdlpack-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libdlpack-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev                  # oneDNN: the anchor bench/int8_gemm_bench measures against
   python3 python3-numpy        # /usr/bin/python3 runs the numpy cross-checks

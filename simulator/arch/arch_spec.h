@@ -1,0 +1,108 @@
+// The NPU architecture spec: what one accelerator offers the simulator (matrix unit,
+// vector unit, on-chip buffers, DMA engines, DRAM, clock, cores), loaded from a YAML file
+// and validated on load. The schema is documented in docs/simulator/arch-spec.md; presets
+// ship in simulator/arch/presets/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace npukit::sim {
+
+enum class Dtype { int8, fp16, bf16, fp32, int32 };
+enum class MatrixKind { cube, systolic };
+enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary
+enum class Unit { matrix, vector, dma };
+enum class VectorOp { add, mul, fma, exp, rsqrt, div, convert };
+
+const char* to_string(Dtype d);
+const char* to_string(MatrixKind k);
+const char* to_string(Dataflow d);
+const char* to_string(Unit u);
+const char* to_string(VectorOp op);
+
+// One cube step: an m0×k0 tile times a k0×n0 tile, m0·k0·n0 MACs per cycle.
+struct CubeShape {
+  int64_t m0 = 0, k0 = 0, n0 = 0;
+  int64_t macs() const { return m0 * k0 * n0; }
+};
+
+struct MatrixUnit {
+  MatrixKind kind = MatrixKind::cube;
+  std::vector<Dtype> dtypes;              // supported operand dtypes
+  std::map<Dtype, CubeShape> shapes;      // cube: one shape per dtype in `dtypes`
+  int64_t rows = 0, cols = 0;             // systolic: R×C processing elements
+  Dataflow dataflow = Dataflow::ws;       // systolic only
+
+  bool supports(Dtype d) const;
+  // Peak MACs per cycle of one core for `d`; 0 when `d` is not supported.
+  int64_t macs_per_cycle(Dtype d) const;
+};
+
+struct VectorUnit {
+  double bytes_per_cycle = 0;
+  std::map<VectorOp, double> cycles;  // cycles per op class; every class is present
+};
+
+struct Buffer {
+  std::string name;
+  int64_t bytes = 0;
+  int64_t alignment = 1;  // bytes, a power of two
+  int64_t banks = 1;
+  std::vector<Unit> readers;
+  bool read_by(Unit u) const;
+};
+
+struct DmaEngine {
+  std::string name;
+  double bytes_per_cycle = 0;
+  int64_t setup_cycles = 0;
+  int64_t burst_bytes = 0;
+  int64_t alignment = 1;  // bytes, a power of two
+};
+
+// Off-chip memory of the whole chip, shared by all cores.
+struct Dram {
+  double bandwidth_gbps = 0;  // GB/s (1e9 bytes per second)
+  double latency_ns = 0;
+};
+
+struct ArchSpec {
+  std::string name;
+  std::string source;  // where the numbers come from (optional in the file)
+  std::string origin;  // the file (or label) it was loaded from
+  double clock_ghz = 0;
+  int64_t cores = 1;
+  MatrixUnit matrix;
+  VectorUnit vector;
+  std::vector<Buffer> buffers;
+  std::vector<DmaEngine> dma;
+  Dram dram;
+
+  const Buffer* find_buffer(const std::string& name) const;
+  const DmaEngine* find_dma(const std::string& name) const;
+  // Whole-chip peak: MACs/cycle × 2 ops × clock × cores, in ops per second.
+  double peak_ops_per_second(Dtype d) const;
+  // DRAM bytes one core may move per cycle when all cores stream at once.
+  double dram_bytes_per_cycle_per_core() const;
+};
+
+// Parses and validates. Every error is a std::runtime_error with one line:
+// "<origin>: <key path> = <value>: <rule>", e.g.
+// "edge.yaml: buffers[2].alignment = 24: must be a power of two".
+ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin);
+ArchSpec load_arch_spec(const std::string& path);
+
+// A few lines for reports: name, clock, cores, peak per dtype, buffers, DMA, DRAM.
+std::string arch_summary(const ArchSpec& spec);
+
+// Presets are the *.yaml files of NPUKIT_ARCH_PRESET_DIR, named by their file stem.
+std::vector<std::string> preset_names();
+const ArchSpec& preset(const std::string& name);  // loaded once, then cached
+// A path (contains '/' or ends in .yaml/.yml) is loaded; anything else is a preset name.
+// An unknown name throws with the list of presets.
+ArchSpec resolve_arch(const std::string& name_or_path);
+
+}  // namespace npukit::sim

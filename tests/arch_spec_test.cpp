@@ -1,0 +1,307 @@
+// The architecture spec: every preset loads and has the peak its source states; every
+// validation rule fails with its exact one-line message.
+#include "simulator/arch/arch_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using namespace npukit::sim;
+
+const std::string kValid = R"(name: edge
+clock_ghz: 1.0
+cores: 1
+matrix:
+  kind: cube
+  dtypes: [int8, fp16]
+  shapes:
+    int8: {m0: 16, k0: 32, n0: 16}
+    fp16: {m0: 16, k0: 16, n0: 16}
+vector:
+  bytes_per_cycle: 64
+  cycles: {add: 1, mul: 1, fma: 1, exp: 4, rsqrt: 4, div: 8, convert: 1}
+buffers:
+  - {name: L1, bytes: 524288, alignment: 32, banks: 1, readers: [dma]}
+  - {name: UB, bytes: 196608, alignment: 32, banks: 2, readers: [vector, dma]}
+  - {name: L0C, bytes: 131072, alignment: 512, banks: 1, readers: [matrix, dma]}
+dma:
+  - {name: mte2, bytes_per_cycle: 64, setup_cycles: 100, burst_bytes: 256, alignment: 32}
+  - {name: mte3, bytes_per_cycle: 32, setup_cycles: 0, burst_bytes: 256, alignment: 32}
+dram:
+  bandwidth_gbps: 34.1
+  latency_ns: 100
+)";
+
+const std::string kSystolic = R"(
+  kind: systolic
+  dtypes: [int8]
+  rows: 16
+  cols: 32
+  dataflow: os
+)";
+
+// kValid with `from` (which must occur exactly once) replaced by `to`.
+std::string with(const std::string& from, const std::string& to, std::string text = kValid) {
+  size_t at = text.find(from);
+  if (at == std::string::npos || text.find(from, at + 1) != std::string::npos)
+    throw std::logic_error("test edit '" + from + "' must match exactly once");
+  return text.replace(at, from.size(), to);
+}
+
+const std::string kCube = R"(
+  kind: cube
+  dtypes: [int8, fp16]
+  shapes:
+    int8: {m0: 16, k0: 32, n0: 16}
+    fp16: {m0: 16, k0: 16, n0: 16}
+)";
+
+// The message parse_arch_spec throws for `text`, or "(no error)".
+std::string error_of(const std::string& text) {
+  try {
+    parse_arch_spec(text, "edge.yaml");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string resolve_error(const std::string& name) {
+  try {
+    resolve_arch(name);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ArchSpec, ParsesAValidSpec) {
+  ArchSpec s = parse_arch_spec(kValid, "edge.yaml");
+  EXPECT_EQ(s.name, "edge");
+  EXPECT_EQ(s.origin, "edge.yaml");
+  EXPECT_EQ(s.source, "");
+  EXPECT_DOUBLE_EQ(s.clock_ghz, 1.0);
+  EXPECT_EQ(s.cores, 1);
+  EXPECT_EQ(s.matrix.kind, MatrixKind::cube);
+  EXPECT_EQ(s.matrix.macs_per_cycle(Dtype::int8), 16 * 32 * 16);
+  EXPECT_EQ(s.matrix.macs_per_cycle(Dtype::fp16), 16 * 16 * 16);
+  EXPECT_EQ(s.matrix.macs_per_cycle(Dtype::fp32), 0);
+  EXPECT_DOUBLE_EQ(s.vector.cycles.at(VectorOp::div), 8);
+  ASSERT_EQ(s.buffers.size(), 3u);
+  EXPECT_EQ(s.buffers[1].banks, 2);
+  EXPECT_TRUE(s.find_buffer("UB")->read_by(Unit::vector));
+  EXPECT_FALSE(s.find_buffer("UB")->read_by(Unit::matrix));
+  EXPECT_EQ(s.find_buffer("nope"), nullptr);
+  EXPECT_EQ(s.find_dma("mte3")->setup_cycles, 0);
+  EXPECT_DOUBLE_EQ(s.dram.bandwidth_gbps, 34.1);
+  EXPECT_DOUBLE_EQ(s.peak_ops_per_second(Dtype::int8), 8192 * 2 * 1e9);
+}
+
+TEST(ArchSpec, ParsesASystolicSpec) {
+  ArchSpec s = parse_arch_spec(with(kCube, kSystolic), "sys.yaml");
+  EXPECT_EQ(s.matrix.kind, MatrixKind::systolic);
+  EXPECT_EQ(s.matrix.dataflow, Dataflow::os);
+  EXPECT_EQ(s.matrix.macs_per_cycle(Dtype::int8), 512);
+  EXPECT_EQ(s.matrix.macs_per_cycle(Dtype::fp16), 0);
+}
+
+TEST(ArchSpec, AlignmentMustBeAPowerOfTwo) {
+  EXPECT_EQ(error_of(with("alignment: 512", "alignment: 24")),
+            "edge.yaml: buffers[2].alignment = 24: must be a power of two");
+  EXPECT_EQ(error_of(with("alignment: 32}\n  - {name: mte3", "alignment: 0}\n  - {name: mte3")),
+            "edge.yaml: dma[0].alignment = 0: must be a power of two");
+}
+
+TEST(ArchSpec, MatrixKindMustBeKnown) {
+  EXPECT_EQ(error_of(with("kind: cube", "kind: tensor")),
+            "edge.yaml: matrix.kind = tensor: must be cube or systolic");
+  EXPECT_EQ(error_of(with("dataflow: os", "dataflow: rs", with(kCube, kSystolic))),
+            "edge.yaml: matrix.dataflow = rs: must be ws, os or is");
+}
+
+TEST(ArchSpec, MissingRequiredKeys) {
+  EXPECT_EQ(error_of(with("  bandwidth_gbps: 34.1\n", "")),
+            "edge.yaml: dram.bandwidth_gbps: missing (required)");
+  EXPECT_EQ(error_of(with("cores: 1\n", "")), "edge.yaml: cores: missing (required)");
+  EXPECT_EQ(error_of(with(" rsqrt: 4,", "")),
+            "edge.yaml: vector.cycles.rsqrt: missing (required)");
+  EXPECT_EQ(error_of(with("banks: 2, ", "")), "edge.yaml: buffers[1].banks: missing (required)");
+  EXPECT_EQ(error_of(with("    fp16: {m0: 16, k0: 16, n0: 16}\n", "")),
+            "edge.yaml: matrix.shapes.fp16: missing (required: fp16 is in matrix.dtypes)");
+}
+
+TEST(ArchSpec, UnknownKeysSuggestTheClosest) {
+  EXPECT_EQ(error_of(with("bytes_per_cycle: 64\n", "bytes_per_cyle: 64\n")),
+            "edge.yaml: vector.bytes_per_cyle: unknown key (did you mean bytes_per_cycle?)");
+  EXPECT_EQ(error_of(with("clock_ghz", "clok_ghz")),
+            "edge.yaml: clok_ghz: unknown key (did you mean clock_ghz?)");
+  EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  colour: blue")),
+            "edge.yaml: dram.colour: unknown key (known keys: bandwidth_gbps, latency_ns)");
+  EXPECT_EQ(error_of(with("  kind: cube\n", "  kind: cube\n  rows: 16\n")),
+            "edge.yaml: matrix.rows: only for kind systolic (this matrix is kind cube)");
+  EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  latency_ns: 90")),
+            "edge.yaml: dram.latency_ns: duplicate key");
+}
+
+TEST(ArchSpec, WrongTypes) {
+  EXPECT_EQ(error_of(with("clock_ghz: 1.0", "clock_ghz: \"fast\"")),
+            "edge.yaml: clock_ghz = \"fast\": must be a number");
+  EXPECT_EQ(error_of(with("clock_ghz: 1.0", "clock_ghz: fast")),
+            "edge.yaml: clock_ghz = \"fast\": must be a number");
+  EXPECT_EQ(error_of(with("clock_ghz: 1.0", "clock_ghz: \"1.0\"")),
+            "edge.yaml: clock_ghz = \"1.0\": must be a number");
+  EXPECT_EQ(error_of(with("cores: 1", "cores: 1.5")), "edge.yaml: cores = 1.5: must be an integer");
+  EXPECT_EQ(error_of(with("cores: 1", "cores: [1, 2]")),
+            "edge.yaml: cores = [1, 2]: must be an integer");
+  EXPECT_EQ(error_of(with("  latency_ns: 100", "  latency_ns:")),
+            "edge.yaml: dram.latency_ns = null: must be a number");
+  EXPECT_EQ(error_of(with("dram:\n  bandwidth_gbps: 34.1\n  latency_ns: 100\n", "dram: 34\n")),
+            "edge.yaml: dram = 34: must be a mapping");
+  EXPECT_EQ(error_of("- a\n- b\n"), "edge.yaml: (top level) = [a, b]: must be a mapping");
+  EXPECT_EQ(error_of(""),
+            "edge.yaml: (top level): empty document (expected a mapping with name, clock_ghz, "
+            "cores, matrix, vector, buffers, dma, dram)");
+}
+
+TEST(ArchSpec, SizesAndRatesMustBePositive) {
+  EXPECT_EQ(error_of(with("cores: 1", "cores: 0")), "edge.yaml: cores = 0: must be positive");
+  EXPECT_EQ(error_of(with("bytes: 196608", "bytes: -4")),
+            "edge.yaml: buffers[1].bytes = -4: must be positive");
+  EXPECT_EQ(error_of(with("bytes_per_cycle: 32", "bytes_per_cycle: 0")),
+            "edge.yaml: dma[1].bytes_per_cycle = 0: must be positive");
+  EXPECT_EQ(error_of(with("setup_cycles: 0", "setup_cycles: -1")),
+            "edge.yaml: dma[1].setup_cycles = -1: must not be negative");
+  EXPECT_EQ(error_of(with("bandwidth_gbps: 34.1", "bandwidth_gbps: 0")),
+            "edge.yaml: dram.bandwidth_gbps = 0: must be positive");
+  EXPECT_EQ(error_of(with("int8: {m0: 16", "int8: {m0: 0")),
+            "edge.yaml: matrix.shapes.int8.m0 = 0: must be positive");
+  EXPECT_EQ(error_of(with("exp: 4", "exp: 0")), "edge.yaml: vector.cycles.exp = 0: must be positive");
+}
+
+TEST(ArchSpec, DuplicateNames) {
+  EXPECT_EQ(error_of(with("name: L0C", "name: UB")),
+            "edge.yaml: buffers[2].name = UB: duplicate buffer name (buffers[1] has it)");
+  EXPECT_EQ(error_of(with("name: mte3", "name: mte2")),
+            "edge.yaml: dma[1].name = mte2: duplicate dma name (dma[0] has it)");
+}
+
+TEST(ArchSpec, ReadersMustBeUnits) {
+  EXPECT_EQ(error_of(with("readers: [matrix, dma]", "readers: [matrix, cube]")),
+            "edge.yaml: buffers[2].readers[1] = cube: must be matrix, vector or dma");
+  EXPECT_EQ(error_of(with("readers: [dma]", "readers: []")),
+            "edge.yaml: buffers[0].readers = []: must list at least one reader");
+}
+
+TEST(ArchSpec, DtypesAndCubeShapesAgree) {
+  EXPECT_EQ(error_of(with("    fp16: {m0: 16, k0: 16, n0: 16}\n",
+                          "    fp16: {m0: 16, k0: 16, n0: 16}\n    fp32: {m0: 16, k0: 8, n0: 16}\n")),
+            "edge.yaml: matrix.shapes.fp32: dtype fp32 is not in matrix.dtypes [int8, fp16]; "
+            "add it there or remove this shape");
+  EXPECT_EQ(error_of(with("dtypes: [int8, fp16]", "dtypes: [int8, fp8]")),
+            "edge.yaml: matrix.dtypes[1] = fp8: must be int8, fp16, bf16, fp32 or int32");
+  EXPECT_EQ(error_of(with("dtypes: [int8, fp16]", "dtypes: [int8, fp16, int8]")),
+            "edge.yaml: matrix.dtypes[2] = int8: duplicate dtype");
+}
+
+TEST(ArchSpec, MalformedYamlNamesLineAndColumn) {
+  EXPECT_EQ(error_of("name: edge\nclock_ghz: 1.0\nmatrix: {kind: cube\ncores: 1\n"),
+            "edge.yaml: malformed YAML at line 4, column 6: end of map flow not found");
+  EXPECT_EQ(error_of("name: edge\n  clock_ghz: 1.0\n"),
+            "edge.yaml: malformed YAML at line 2, column 12: illegal map value");
+}
+
+double peak(const std::string& name, Dtype d) { return preset(name).peak_ops_per_second(d); }
+
+TEST(ArchPresets, AllLoadAndAreNamedAfterTheirFile) {
+  const std::vector<std::string> expected = {"ascend-910b-like", "edge-6tops", "gemmini-default",
+                                             "vta-default"};
+  EXPECT_EQ(preset_names(), expected);
+  for (const auto& name : preset_names()) {
+    SCOPED_TRACE(name);
+    const ArchSpec& s = preset(name);
+    EXPECT_EQ(s.name, name);
+    EXPECT_FALSE(s.source.empty());
+    EXPECT_EQ(&preset(name), &s);  // cached
+    EXPECT_NE(arch_summary(s).find(name), std::string::npos);
+  }
+}
+
+// Each preset's derived peak (MACs/cycle × 2 × clock × cores) is the figure its source states.
+TEST(ArchPresets, PeakMatchesTheSource) {
+  EXPECT_NEAR(peak("edge-6tops", Dtype::int8), 6.144e12, 1e6);
+  EXPECT_NEAR(peak("edge-6tops", Dtype::int8), 6e12, 0.05 * 6e12);  // "6 TOPS"
+  EXPECT_NEAR(peak("edge-6tops", Dtype::fp16), 1.536e12, 1e6);
+  EXPECT_NE(preset("edge-6tops").source.find("6.144 TOPS int8"), std::string::npos);
+
+  EXPECT_NEAR(peak("ascend-910b-like", Dtype::fp16), 353.9e12, 0.1e12);
+  EXPECT_NEAR(peak("ascend-910b-like", Dtype::int8), 707.8e12, 0.1e12);
+  EXPECT_NE(preset("ascend-910b-like").source.find("353.9 TFLOPS fp16, 707.8 TOPS int8"),
+            std::string::npos);
+  EXPECT_NEAR(preset("ascend-910b-like").dram.bandwidth_gbps, 1600, 1e-9);
+
+  EXPECT_NEAR(peak("gemmini-default", Dtype::int8), 512e9, 1e3);
+  EXPECT_NE(preset("gemmini-default").source.find("512 GOPS int8"), std::string::npos);
+  EXPECT_EQ(preset("gemmini-default").matrix.dataflow, Dataflow::ws);
+  EXPECT_EQ(preset("gemmini-default").find_buffer("scratchpad")->bytes, 256 * 1024);
+  EXPECT_EQ(preset("gemmini-default").find_buffer("accumulator")->bytes, 64 * 1024);
+
+  EXPECT_NEAR(peak("vta-default", Dtype::int8), 51.2e9, 1e3);
+  EXPECT_NE(preset("vta-default").source.find("51.2 GOPS int8"), std::string::npos);
+  EXPECT_EQ(preset("vta-default").find_buffer("inp")->bytes, 32 * 1024);
+  EXPECT_EQ(preset("vta-default").find_buffer("wgt")->bytes, 256 * 1024);
+  EXPECT_EQ(preset("vta-default").find_buffer("acc")->bytes, 128 * 1024);
+}
+
+TEST(ArchPresets, AscendFacts) {
+  const ArchSpec& s = preset("ascend-910b-like");
+  EXPECT_EQ(s.find_buffer("UB")->bytes, 192 * 1024);
+  EXPECT_EQ(s.find_buffer("UB")->alignment, 32);
+  EXPECT_EQ(s.find_buffer("L1")->bytes, 512 * 1024);
+  EXPECT_EQ(s.find_buffer("L0A")->bytes, 64 * 1024);
+  EXPECT_EQ(s.find_buffer("L0B")->bytes, 64 * 1024);
+  EXPECT_EQ(s.find_buffer("L0C")->bytes, 128 * 1024);
+  EXPECT_EQ(s.matrix.shapes.at(Dtype::fp16).macs(), 16 * 16 * 16);
+  EXPECT_EQ(s.matrix.shapes.at(Dtype::int8).k0, 32);
+}
+
+TEST(ArchPresets, SummaryStatesThePeak) {
+  std::string summary = arch_summary(preset("edge-6tops"));
+  EXPECT_NE(summary.find("3 cores at 1 GHz"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("int8 8x32x4 1024 MAC/cycle/core = 6.14 TOPS"), std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("34.1 GB/s"), std::string::npos) << summary;
+}
+
+TEST(ResolveArch, ByNameByPathAndUnknown) {
+  EXPECT_EQ(resolve_arch("vta-default").name, "vta-default");
+
+  const std::string preset_path = std::string(NPUKIT_ARCH_PRESET_DIR) + "/gemmini-default.yaml";
+  ArchSpec by_path = resolve_arch(preset_path);
+  EXPECT_EQ(by_path.name, "gemmini-default");
+  EXPECT_EQ(by_path.origin, preset_path);
+
+  const std::string mine = (std::filesystem::temp_directory_path() / "npukit_arch_test.yaml").string();
+  { std::ofstream(mine) << with("name: edge", "name: mine"); }
+  EXPECT_EQ(resolve_arch(mine).name, "mine");
+  { std::ofstream(mine) << with("alignment: 512", "alignment: 24"); }
+  EXPECT_EQ(resolve_error(mine), mine + ": buffers[2].alignment = 24: must be a power of two");
+  std::remove(mine.c_str());
+
+  EXPECT_EQ(resolve_error("edge-6top"),
+            "arch 'edge-6top': unknown preset (did you mean edge-6tops?); presets: "
+            "ascend-910b-like, edge-6tops, gemmini-default, vta-default; or give a path to "
+            "a .yaml file");
+  EXPECT_EQ(resolve_error("tpu"),
+            "arch 'tpu': unknown preset; presets: ascend-910b-like, edge-6tops, "
+            "gemmini-default, vta-default; or give a path to a .yaml file");
+  EXPECT_EQ(resolve_error("/nonexistent/arch.yaml"),
+            "/nonexistent/arch.yaml: cannot open (No such file or directory)");
+}
+
+}  // namespace
