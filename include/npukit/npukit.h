@@ -1,0 +1,56 @@
+/* npukit's plug-in interface: run any registered operator on DLPack tensors from C, C++
+ * or any language with a C FFI. Errors are values: every call returns a status, and the
+ * message of the last failure on the calling thread names the argument, the value and the
+ * rule. Nothing here aborts the host process. */
+#ifndef NPUKIT_NPUKIT_H_
+#define NPUKIT_NPUKIT_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  NPUKIT_OK = 0,
+  NPUKIT_INVALID_ARGUMENT = 1, /* a shape, dtype, parameter, null pointer, ... breaks a rule */
+  NPUKIT_UNSUPPORTED = 2,      /* valid, but no kernel here (target, tier, device) */
+  NPUKIT_KERNEL_FAILED = 3,    /* the kernel reported an error */
+  NPUKIT_INTERNAL = 4          /* a bug in npukit */
+} npukit_status;
+
+/* A tensor argument by name ("x", "weight", "y", ...; `npukit list` shows each op's). The
+ * DLTensor must be on the CPU, with lanes = 1, C-contiguous (strides NULL or compact). */
+typedef struct {
+  const char* name;
+  const DLTensor* tensor;
+} npukit_tensor;
+
+/* A parameter by name, its value as text ("1e-5", "half", "int8"); unset ones take their
+ * defaults. */
+typedef struct {
+  const char* name;
+  const char* value;
+} npukit_param;
+
+/* Runs `op` on `target` ("cpu", or "cpu:<tier>"; NULL means "cpu"). Outputs are written
+ * into the tensors given for them, which must already have the right shape and dtype. */
+npukit_status npukit_run(const char* op, const char* target, const npukit_tensor* tensors, size_t n_tensors,
+                         const npukit_param* params, size_t n_params);
+
+/* The message of the last call on this thread that did not return NPUKIT_OK ("" if none).
+ * Valid until the next npukit call on this thread. */
+const char* npukit_last_error(void);
+
+/* The registered operators, for discovery. */
+size_t npukit_op_count(void);
+const char* npukit_op_name(size_t index); /* NULL when index >= npukit_op_count() */
+
+const char* npukit_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPUKIT_NPUKIT_H_ */

@@ -1,0 +1,89 @@
+// The C ABI as a framework uses it: libnpukit.so alone, DLPack tensors, statuses and
+// messages instead of exceptions, and nothing exported but npukit_*.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "npukit/npukit.h"
+
+namespace {
+
+DLTensor f32_tensor(float* data, std::vector<int64_t>& shape) {
+  DLTensor t{};
+  t.data = data;
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = shape.data();
+  return t;
+}
+
+TEST(CApi, RunsRmsNormOnDlpackTensors) {
+  std::vector<float> x(2 * 8), w(8, 2.0f), y(2 * 8, -1.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 8) - 3.5f;
+  std::vector<int64_t> xs{2, 8}, ws{8};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  const npukit_param params[] = {{"eps", "0"}};
+  ASSERT_EQ(npukit_run("rms_norm", nullptr, tensors, 3, params, 1), NPUKIT_OK) << npukit_last_error();
+  double ss = 0;
+  for (int i = 0; i < 8; ++i) ss += x[i] * x[i];
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(y[i], x[i] / std::sqrt(ss / 8) * 2.0, 1e-5);
+  EXPECT_STREQ(npukit_last_error(), "");
+}
+
+TEST(CApi, ErrorsAreStatusesWithMessages) {
+  std::vector<float> x(16), w(7), y(16);
+  std::vector<int64_t> xs{2, 8}, ws{7};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_STREQ(npukit_last_error(), "rms_norm: tensor weight: dimension hidden = 7 but tensor x has hidden = 8; they must be equal");
+
+  EXPECT_EQ(npukit_run("softmax", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("unknown op 'softmax'"), std::string::npos);
+
+  DLTensor gpu = tx;
+  gpu.device = {kDLCUDA, 0};
+  const npukit_tensor on_gpu[] = {{"x", &gpu}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", on_gpu, 1, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("CPU tensors only"), std::string::npos);
+
+  const npukit_tensor null_tensor[] = {{"x", nullptr}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", null_tensor, 1, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_STREQ(npukit_last_error(), "tensor x: DLTensor pointer is NULL");
+  EXPECT_EQ(npukit_run(nullptr, "cpu", nullptr, 0, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", nullptr, 2, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+}
+
+TEST(CApi, ListsOps) {
+  ASSERT_GE(npukit_op_count(), 3u);
+  EXPECT_STREQ(npukit_op_name(0), "rms_norm");
+  EXPECT_EQ(npukit_op_name(npukit_op_count()), nullptr);
+}
+
+TEST(CApi, ExportsOnlyItsOwnSymbols) {
+  // The Halide runtime inside must stay hidden: a host that links Halide or LLVM itself
+  // would otherwise get ours.
+  const std::string cmd = std::string("nm -D --defined-only ") + NPUKIT_SHARED_LIBRARY + " | awk '{print $3}'";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  int exported = 0;
+  while (fgets(buf, sizeof buf, p)) {
+    std::string sym(buf);
+    sym.erase(sym.find_last_not_of("\n") + 1);
+    if (sym.empty() || sym == "_init" || sym == "_fini" || sym == "__bss_start" || sym == "_edata" || sym == "_end") {
+      continue;  // the linker's own
+    }
+    EXPECT_EQ(sym.rfind("npukit_", 0), 0u) << "exported: " << sym;
+    ++exported;
+  }
+  pclose(p);
+  EXPECT_EQ(exported, 5);
+}
+
+}  // namespace
