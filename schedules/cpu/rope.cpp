@@ -9,7 +9,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
   const int vec = target.natural_vector_size<float>();
   Var d = rope.d, h = rope.h, t = rope.t, to{"to"}, ti{"ti"}, pair{"pair"}, parity{"parity"};
 
-  y.split(t, to, ti, 2, TailStrategy::GuardWithIf).parallel(to);
+  y.split(t, to, ti, 8, TailStrategy::GuardWithIf).parallel(to);
   angles.inv_freq.compute_root();
   // Scratch sizes depend on head_dim and rotary_dim, so Halide allocates them on the heap:
   // store_at(to) makes that once per task instead of once per token or head.
@@ -40,7 +40,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"};
-  y.split(t, to, ti, 2, TailStrategy::GuardWithIf).parallel(to);
+  y.split(t, to, ti, 8, TailStrategy::GuardWithIf).parallel(to);
   angles.inv_freq.compute_root();
   angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
                                                               TailStrategy::GuardWithIf);
