@@ -1,0 +1,110 @@
+// Golden attention in double: the `attention` op (causal, grouped-query attention of rotated
+// queries over a KV cache) and the fused `qkv_attention` op of one layer (projection, RoPE,
+// cache update, attention, output projection), unfused and evaluated as written.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "golden/cases.h"
+#include "golden/rope.h"
+
+namespace npukit::golden {
+
+// The `attention` op. Row-major q and o of [T, Hq, Dh], k_cache and v_cache of
+// [Hkv, S_max, Dh], positions of [T] (any order, repeats allowed), mask of [T, S_max] or
+// nullptr. Query head h reads kv head g = h / (Hq / Hkv).
+//
+// Query t attends to the cache positions j that are live for it: j <= positions[t] (causal)
+// AND mask[t, j] != −Inf (both apply; the mask cannot re-open a future position). Positions
+// that are not live are skipped: their q·k, k and v are never read, so whatever they hold
+// (NaN, Inf, garbage not yet written) cannot reach o. For each (t, h), over live j only:
+//   s_j = (Σ_d q[t, h, d] · k_cache[g, j, d]) · (1/√Dh) + mask[t, j]
+//         (the dot summed in order d = 0, 1, ..., 1/√Dh = 1.0 / std::sqrt(Dh) in double,
+//          the mask term added only when a mask is given; finite mask values are allowed
+//          and simply added, though the op's contract uses 0 and −Inf);
+//   m   = max_j s_j;   e_j = exp(s_j − m);   l = Σ_j e_j;
+//   o[t, h, d] = (Σ_j e_j · v_cache[g, j, d]) / l        (sums in increasing j).
+// The max subtraction keeps every e_j in [0, 1] and l >= 1, so logits far beyond the
+// exp range of fp16 (11.09), fp32 (88.7) or even double (709.8) are exact to rounding.
+//
+// NaN/Inf contract, per (t, h) (plain IEEE evaluation of the formula above over live j):
+// - no live position (every j <= positions[t] masked): o[t, h, :] = 0, not NaN;
+// - a NaN in a live score (a NaN in q[t, h, :] or in a live k row) makes o[t, h, :] all NaN
+//   (handled explicitly: m would otherwise depend on where std::max meets the NaN);
+// - a live score of +Inf (Inf in q or in a live k) gives m = +Inf and exp(Inf − Inf) = NaN:
+//   all NaN; live scores that are all −Inf give the same (−Inf − −Inf); a −Inf score among
+//   finite ones gets weight 0;
+// - a NaN in a live v_cache[g, j, d] makes o[t, h, d] NaN, even when e_j underflows to 0
+//   (0 · NaN = NaN); ±Inf there gives ±Inf, or NaN where e_j = 0 or Infs of both signs meet.
+// So a NaN in a live position propagates to the heads that read it: all of o[t, h, :] for
+// one in k, element d for one in v; a NaN in a position that is not live never does.
+//
+// Requirements, else std::invalid_argument naming the argument: T >= 0; Hq, Hkv, Dh,
+// S_max >= 1; Hq % Hkv == 0; 0 <= positions[t] < S_max; no NaN or +Inf in mask.
+void attention_core(const double* q, const double* k_cache, const double* v_cache,
+                    const int64_t* positions, const double* mask, int64_t T, int64_t Hq,
+                    int64_t Hkv, int64_t Dh, int64_t S_max, double* o);
+
+// The parameters of `qkv_attention` (their names in a Case: "pos", "heads", "kv_heads",
+// "head_dim", "theta", "style").
+struct QkvAttentionParams {
+  int64_t pos = 0;        // absolute position of the first of the T new tokens
+  int64_t heads = 1;      // Hq
+  int64_t kv_heads = 1;   // Hkv
+  int64_t head_dim = 2;   // Dh; RoPE rotates all of it (rotary_dim = head_dim)
+  double theta = 10000;
+  RopeStyle style = RopeStyle::half;
+};
+
+// The fused `qkv_attention` op of one layer, for T new tokens at positions pos ... pos+T−1.
+// Row-major x [T, D]; w_qkv [(Hq + 2·Hkv)·Dh, D]: rows of the Hq query heads first (head h in
+// rows h·Dh ... h·Dh + Dh − 1), then the Hkv key heads, then the Hkv value heads;
+// w_o [D, Hq·Dh]; k_cache, v_cache [Hkv, S_max, Dh], updated in place; mask [T, S_max] or
+// nullptr; y [T, D]. Steps, each on its own double array:
+//   1. qkv[t, r] = Σ_c x[t, c] · w_qkv[r, c]      (sum in order c), split into
+//      q [T, Hq, Dh], k [T, Hkv, Dh], v [T, Hkv, Dh];
+//   2. q and k rotated by golden::rope at positions pos + t, rotary_dim = head_dim, theta,
+//      style;
+//   3. k_cache[g, pos + t, :] = rotated k[t, g, :] and v_cache[g, pos + t, :] = v[t, g, :]
+//      (v is not rotated) for every t and g; no other cache entry is written, and every
+//      cache entry at pos ... pos+T−1 is written before any query reads the cache;
+//   4. o = attention_core(rotated q, k_cache, v_cache, positions pos + t, mask): query t
+//      attends to cache positions 0 ... pos + t not masked out, i.e. to the entries already
+//      in the cache below pos, and to the new tokens up to and including itself;
+//   5. y[t, c] = Σ_r o[t, r] · w_o[c, r], o read head-major as [T, Hq·Dh] (o[t, h·Dh + d]),
+//      sum in order r.
+// The cache holds doubles here: a kernel that stores fp16 rounds the entries it writes, and
+// its later reads see the rounded values; the tolerance covers that.
+//
+// NaN/Inf: cache entries at positions >= pos + T (not yet written) and the old contents at
+// pos ... pos+T−1 (overwritten first) never reach y, nor do masked entries; otherwise
+// attention_core's contract applies, and the projections mix every head into every output
+// column, so a NaN that reaches o[t, h, :] makes the whole row y[t, :] NaN. A fully masked
+// query row gives o = 0 and so y[t, :] = 0. NaN/Inf in x, w_qkv or w_o follow IEEE through
+// the sums (a NaN in x[t, :] reaches the cache at pos + t, and so every later query).
+//
+// Requirements, else std::invalid_argument naming the argument: T >= 0; D, S_max >= 1;
+// heads, kv_heads >= 1 with heads % kv_heads == 0; head_dim even and >= 2; pos >= 0 and
+// pos + T <= S_max (a position >= S_max is an error); theta finite and >= 1; mask as for
+// attention_core.
+void qkv_attention(const double* x, const double* w_qkv, const double* w_o, double* k_cache,
+                   double* v_cache, const double* mask, int64_t T, int64_t D, int64_t S_max,
+                   const QkvAttentionParams& params, double* y);
+
+// The parameters of a qkv_attention case as the gate binds them: integers with std::stoll,
+// theta with std::stod, style by name; a missing one takes its default. Bad text:
+// std::invalid_argument.
+QkvAttentionParams qkv_attention_params(const Case& c);
+
+// attention_core on a case of attention_cases(): dims "T", "Hq", "Hkv", "Dh", "S_max",
+// inputs "q", "k_cache", "v_cache", "positions" and "mask" where present. Returns o.
+std::vector<double> attention_reference(const Case& c);
+
+// qkv_attention on a case of qkv_attention_cases(): y, and the caches after the update.
+struct QkvAttentionResult {
+  std::vector<double> y, k_cache, v_cache;
+};
+QkvAttentionResult qkv_attention_reference(const Case& c);
+
+}  // namespace npukit::golden
