@@ -11,6 +11,7 @@ namespace npukit {
 const OpSpec& rms_norm_spec();
 const OpSpec& rope_spec();
 const OpSpec& int8_gemm_spec();
+const OpSpec& attention_spec();
 
 // Every shipped operator, in a stable order.
 const std::vector<const OpSpec*>& all_ops();

@@ -1,0 +1,99 @@
+// The registry entry of the attention core (op `attention`).
+#include <algorithm>
+#include <cmath>
+
+#include "golden/attention.h"
+#include "golden/attention_cases.h"
+#include "kernels/attention_f16.h"
+#include "kernels/attention_f32.h"
+#include "runtime/error.h"
+#include "runtime/halide_call.h"
+#include "runtime/registry.h"
+
+namespace npukit {
+namespace {
+
+void check(const Call& call) {
+  const int64_t hq = call.dim("Hq"), hkv = call.dim("Hkv"), s_max = call.dim("S_max");
+  if (hq % hkv != 0) {
+    fail(Errc::invalid_argument, "attention: Hq = " + std::to_string(hq) + " is not a multiple of Hkv = " +
+                                     std::to_string(hkv) + " (query head h reads kv head h / (Hq / Hkv))");
+  }
+  const TensorView& p = call.tensor("positions");
+  const auto* pos = static_cast<const int32_t*>(p.data);
+  for (int64_t t = 0; t < p.numel(); ++t) {
+    if (pos[t] < 0 || pos[t] >= s_max) {
+      fail(Errc::invalid_argument, "attention: positions[" + std::to_string(t) + "] = " + std::to_string(pos[t]) +
+                                       ": must be in [0, S_max = " + std::to_string(s_max) + ")");
+    }
+  }
+}
+
+template <class Table>
+void run_cpu(const Table& table, const char* kernel, const Call& call) {
+  std::vector<float> zeros;
+  TensorView mask;
+  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
+    mask = it->second;
+  } else {
+    zeros.assign(static_cast<size_t>(call.dim("T") * call.dim("S_max")), 0.0f);
+    mask = TensorView{zeros.data(), DType::float32, {call.dim("T"), call.dim("S_max")}, {}};
+  }
+  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")),
+      positions(call.tensor("positions")), m(mask), o(call.tensor("o"));
+  call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), positions.get(), m.get(), o.get());
+}
+
+void attention_cpu(const Call& call) {
+  if (call.tensor("q").dtype == DType::float16) {
+    run_cpu(kernels::attention_f16, "attention_f16", call);
+  } else {
+    run_cpu(kernels::attention_f32, "attention_f32", call);
+  }
+}
+
+golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype) {
+  // Dot products of length Dh and sums over up to S_max positions in fp32: the reduction
+  // defaults; outputs are convex combinations of v, so relative error is bounded by them.
+  golden::Tolerance t = golden::default_tolerance(dtype, /*reduction=*/true);
+  t.max_zero_ratio = 1.0;  // fully masked rows are zeros on purpose
+  return t;
+}
+
+OpSpec make_spec() {
+  OpSpec op;
+  op.name = "attention";
+  op.summary = "o = softmax(q k^T / sqrt(Dh) + mask, causal) v over a KV cache, grouped-query";
+  const std::vector<DType> floats = {DType::float32, DType::float16};
+  TensorSpec mask{"mask", TensorSpec::Role::input, {"T", "S_max"}, {DType::float32}};
+  mask.optional = true;
+  op.tensors = {{"q", TensorSpec::Role::input, {"T", "Hq", "Dh"}, floats},
+                {"k_cache", TensorSpec::Role::input, {"Hkv", "S_max", "Dh"}, floats, "q"},
+                {"v_cache", TensorSpec::Role::input, {"Hkv", "S_max", "Dh"}, floats, "q"},
+                {"positions", TensorSpec::Role::input, {"T"}, {DType::int32}},
+                mask,
+                {"o", TensorSpec::Role::output, {"T", "Hq", "Dh"}, floats, "q"}};
+  op.check = check;
+  op.kernels = {{"cpu", attention_cpu}};
+  op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.gate.dtypes = floats;
+  op.gate.cases = golden::attention_cases;
+  op.gate.reference = [](const golden::Case& c) {
+    return std::map<std::string, std::vector<double>>{{"o", golden::attention_reference(c)}};
+  };
+  op.gate.tolerance = tolerance;
+  op.gate.nan_contract =
+      "Query t attends to cache positions 0 ... positions[t] that the mask leaves live; no other position is "
+      "read, so NaN or Inf there never reaches the output. A fully masked row gives 0. A NaN score in a live "
+      "position makes that head's output NaN; a NaN in a live v element reaches that element.";
+  return op;
+}
+
+}  // namespace
+
+const OpSpec& attention_spec() {
+  static const OpSpec spec = make_spec();
+  return spec;
+}
+
+}  // namespace npukit
