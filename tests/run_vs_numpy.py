@@ -113,6 +113,36 @@ def main():
                       else np.allclose(y.astype(np.float64), want, rtol=2e-6, atol=1e-6))
                 print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
                 failures += not ok
+        # Attention core, grouped-query, causal over a cache with garbage past each position.
+        for dtype, tol in ((np.float32, 2e-5), (np.float16, 3e-3)):
+            T, Hq, Hkv, Dh, S = 3, 8, 2, 64, 50
+            q = rng.standard_normal((T, Hq, Dh)).astype(dtype)
+            k = rng.standard_normal((Hkv, S, Dh)).astype(dtype)
+            v = rng.standard_normal((Hkv, S, Dh)).astype(dtype)
+            pos = np.array([20, 21, 22], dtype=np.int32)
+            k[:, 23:, :] = np.nan  # never read: past every query's position
+            paths = {n: os.path.join(d, n + ".npy") for n in ("q", "k", "v", "p", "o")}
+            for n, arr in (("q", q), ("k", k), ("v", v), ("p", pos)):
+                np.save(paths[n], arr)
+            code, msg = run(npukit, "run", "--op", "attention", "--in", f"q={paths['q']}", "--in", f"k_cache={paths['k']}",
+                            "--in", f"v_cache={paths['v']}", "--in", f"positions={paths['p']}", "--out", f"o={paths['o']}")
+            name = f"attention {np.dtype(dtype).name} T={T} Hq={Hq} Hkv={Hkv} S={S}"
+            if code != 0:
+                print(f"FAIL {name}: exit {code}: {msg}")
+                failures += 1
+                continue
+            want = np.zeros((T, Hq, Dh))
+            for t in range(T):
+                for h in range(Hq):
+                    g = h // (Hq // Hkv)
+                    kk, vv = k[g, :pos[t] + 1].astype(np.float64), v[g, :pos[t] + 1].astype(np.float64)
+                    sc = kk @ q[t, h].astype(np.float64) / np.sqrt(Dh)
+                    w = np.exp(sc - sc.max())
+                    want[t, h] = (w / w.sum()) @ vv
+            o = np.load(paths["o"]).astype(np.float64)
+            ok = np.allclose(o, want, rtol=tol, atol=tol)
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(o - want)):.3g}")
+            failures += not ok
         # A new user's typical mistake: float64 input. It must be a clear error, exit 2.
         np.save(os.path.join(d, "x64.npy"), np.ones((2, 8)))
         np.save(os.path.join(d, "w64.npy"), np.ones(8))
@@ -121,7 +151,7 @@ def main():
         ok = code == 2 and "dtype float64 is not supported" in out
         print(f"{'ok  ' if ok else 'FAIL'} float64 input rejected: exit {code}: {out.strip()}")
         failures += not ok
-    print(f"{21 - failures} passed, {failures} failed")
+    print(f"{23 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
