@@ -4,10 +4,10 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
 
@@ -27,25 +27,13 @@ void BM_rms_norm(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("rms_norm"), "cpu", t, {{"eps", "1e-5"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
-  std::vector<double> seconds;
   size_t slot = 1;
-  for (auto _ : state) {
-    call.tensors["x"].data = xs.slot(slot);
-    call.tensors["y"].data = ys.slot(slot);
+  const double median = time_calls(state, call, [&](Call& c) {
+    c.tensors["x"].data = xs.slot(slot);
+    c.tensors["y"].data = ys.slot(slot);
     ++slot;
-    const auto t0 = std::chrono::steady_clock::now();
-    run_call(call);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(s);
-    seconds.push_back(s);
-  }
-  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-  const double gbps = 2.0 * bytes / seconds[seconds.size() / 2] / 1e9;
-  state.counters["threads"] = halide_threads();
-  state.counters["GB/s"] = gbps;
-  state.counters["copy_GB/s"] = anchor.stream_gbps;
-  state.counters["vs_copy"] = gbps / anchor.stream_gbps;
-  state.counters["vs_memcpy"] = gbps / anchor.memcpy_gbps;
+  });
+  set_bandwidth_counters(state, 2.0 * bytes, median, anchor);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

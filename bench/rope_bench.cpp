@@ -6,12 +6,12 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
 
@@ -44,23 +44,6 @@ Call bind_rope(const Shape& s, DType dtype, const char* style, void* x, std::vec
                    {{"theta", "10000"}, {"style", style}, {"rotary_dim", std::to_string(s.rotary_dim)}});
 }
 
-// Times run_call with manual time; `before` points the call at the next buffers. Returns
-// the median seconds of one call.
-template <class Before>
-double time_calls(benchmark::State& state, Call& call, Before before) {
-  std::vector<double> seconds;
-  for (auto _ : state) {
-    before(call);
-    const auto t0 = std::chrono::steady_clock::now();
-    run_call(call);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(s);
-    seconds.push_back(s);
-  }
-  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-  return seconds[seconds.size() / 2];
-}
-
 double bytes_moved(const Shape& s, DType dtype) { return 2.0 * s.bytes(dtype) + s.tokens * sizeof(int32_t); }
 
 void BM_rope(benchmark::State& state, DType dtype, const char* style) {
@@ -78,12 +61,7 @@ void BM_rope(benchmark::State& state, DType dtype, const char* style) {
     c.tensors["y"].data = ys.slot(slot);
     ++slot;
   });
-  const double gbps = bytes_moved(s, dtype) / median / 1e9;
-  state.counters["threads"] = halide_threads();
-  state.counters["GB/s"] = gbps;
-  state.counters["copy_GB/s"] = anchor.stream_gbps;
-  state.counters["vs_copy"] = gbps / anchor.stream_gbps;
-  state.counters["vs_memcpy"] = gbps / anchor.memcpy_gbps;
+  set_bandwidth_counters(state, bytes_moved(s, dtype), median, anchor);
 }
 
 // The same buffers every call: at these sizes x and y stay in L2, so this is what the

@@ -1,0 +1,42 @@
+// The timing loop and the bandwidth counters that every registry-level bench shares.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "bench/copy_anchor.h"
+#include "runtime/bind.h"
+
+namespace npukit::bench {
+
+// Times run_call with manual time; `before` points the call at the next buffers (cold
+// rotation) outside the timed region. Returns the median seconds of one call.
+template <class Before>
+double time_calls(benchmark::State& state, Call& call, Before before) {
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    before(call);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_call(call);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    seconds.push_back(s);
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+// GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
+inline void set_bandwidth_counters(benchmark::State& state, double bytes, double seconds, const CopyAnchor& anchor) {
+  const double gbps = bytes / seconds / 1e9;
+  state.counters["threads"] = halide_threads();
+  state.counters["GB/s"] = gbps;
+  state.counters["copy_GB/s"] = anchor.stream_gbps;
+  state.counters["vs_copy"] = gbps / anchor.stream_gbps;
+  state.counters["vs_memcpy"] = gbps / anchor.memcpy_gbps;
+}
+
+}  // namespace npukit::bench
