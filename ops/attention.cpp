@@ -9,12 +9,11 @@ Attention define_attention(Func q, Func k, Func v, Func positions, Func mask, Ex
   Attention a;
   Var d = a.d, h = a.h, t = a.t, s = a.s;
   Expr g = h / (heads / kv_heads);
-  RDom rd(0, head_dim, "rd");
-  Func dot("qk");
-  dot(s, h, t) = 0.0f;
-  dot(s, h, t) += q(rd, h, t) * k(rd, s, g);
+  a.rd = RDom(0, head_dim, "rd");
+  a.dot(s, h, t) = 0.0f;
+  a.dot(s, h, t) += q(a.rd, h, t) * k(a.rd, s, g);
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  a.score(s, h, t) = dot(s, h, t) / sqrt(cast<float>(head_dim)) + mask(s, t);
+  a.score(s, h, t) = a.dot(s, h, t) / sqrt(cast<float>(head_dim)) + mask(s, t);
 
   // Live: causal and not masked out. The reductions below read only live positions.
   RDom rs(0, s_max, "rs");
@@ -29,12 +28,13 @@ Attention define_attention(Func q, Func k, Func v, Func positions, Func mask, Ex
                    mx(h, t)[1] || strict_float(is_nan(sc)), cast<bool>(true));
   // Pass 2: Σ exp(score − max) and Σ exp(score − max) · v.
   Expr m = mx(h, t)[0];
+  a.weight(s, h, t) = exp(a.score(s, h, t) - m);
   Func den("softmax_den");
   den(h, t) = 0.0f;
-  den(h, t) += exp(sc - m);
+  den(h, t) += a.weight(rs, h, t);
   Func num("softmax_num");
   num(d, h, t) = 0.0f;
-  num(d, h, t) += exp(sc - m) * v(d, rs, g);
+  num(d, h, t) += a.weight(rs, h, t) * v(d, rs, g);
 
   Expr any_nan = mx(h, t)[1], any_live = mx(h, t)[2];
   const float nan = std::numeric_limits<float>::quiet_NaN();

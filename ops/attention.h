@@ -11,8 +11,11 @@ namespace npukit::ops {
 
 struct Attention {
   Halide::Var d{"d"}, h{"h"}, t{"t"}, s{"s"};
+  Halide::RDom rd;              // over head_dim
+  Halide::Func dot{"qk"};       // (s, h, t): q·k, fp32
   Halide::Func score{"score"};  // (s, h, t): q·k / √Dh + mask, fp32
   Halide::Func stats{"stats"};  // (h, t): Tuple(max live score, any live score NaN, any live)
+  Halide::Func weight{"weight"};  // (s, h, t): exp(score − max), used at live s only
   Halide::Func den{"den"};      // (h, t): Σ exp(score − max)
   Halide::Func num{"num"};      // (d, h, t): Σ exp(score − max) · v
   Halide::Func out{"attention"};  // (d, h, t), fp32

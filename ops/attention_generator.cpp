@@ -36,8 +36,13 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
     Var ht("ht");
     out.fuse(att.h, att.t, ht).parallel(ht);
     out.vectorize(att.d, vec, TailStrategy::GuardWithIf);
-    att.score.compute_at(out, ht).vectorize(att.s, vec, TailStrategy::GuardWithIf);
+    // Each score is a dot product along the contiguous head_dim: vectors over d, then a
+    // horizontal sum (vectors over s would gather k with a stride of head_dim).
+    att.score.compute_at(out, ht);
+    att.dot.compute_at(att.score, att.s);
+    att.dot.update().atomic().vectorize(att.rd, vec, TailStrategy::GuardWithIf);
     att.stats.compute_at(out, ht);
+    att.weight.compute_at(out, ht).vectorize(att.s, vec, TailStrategy::GuardWithIf);
     att.den.compute_at(out, ht);
     att.num.compute_at(out, ht).vectorize(att.d, vec, TailStrategy::GuardWithIf);
     att.num.update().vectorize(att.d, vec, TailStrategy::GuardWithIf);

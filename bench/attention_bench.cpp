@@ -1,0 +1,56 @@
+// Attention core, decode (T = 1), Hq = 32, Hkv = 8, Dh = 128, fp16 cache, cold: time, GB/s
+// of KV read, and the ratio to the in-run copy anchor over the same cache bytes (the copy
+// reads and writes them, so vs_copy understates the share of read bandwidth reached).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "bench/copy_anchor.h"
+#include "bench/timed_calls.h"
+#include "runtime/bind.h"
+#include "runtime/registry.h"
+
+namespace npukit::bench {
+namespace {
+
+void BM_attention_decode(benchmark::State& state) {
+  const int64_t S = state.range(0), Hq = 32, Hkv = 8, Dh = 128;
+  const size_t cache_bytes = size_t(Hkv) * S * Dh * 2;  // one of k, v in fp16
+  ColdArena ks(cache_bytes), vs(cache_bytes);
+  for (size_t i = 0; i < ks.slots(); ++i) {
+    std::fill_n(static_cast<uint8_t*>(ks.slot(i)), cache_bytes, 0x30);
+    std::fill_n(static_cast<uint8_t*>(vs.slot(i)), cache_bytes, 0x30);
+  }
+  std::vector<uint16_t> q(Hq * Dh, 0x3000), o(Hq * Dh);
+  std::vector<int32_t> pos{static_cast<int32_t>(S - 1)};
+  std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float16, {1, Hq, Dh}, {}}},
+                                         {"k_cache", {ks.slot(0), DType::float16, {Hkv, S, Dh}, {}}},
+                                         {"v_cache", {vs.slot(0), DType::float16, {Hkv, S, Dh}, {}}},
+                                         {"positions", {pos.data(), DType::int32, {1}, {}}},
+                                         {"o", {o.data(), DType::float16, {1, Hq, Dh}, {}}}};
+  Call call = bind_call(find_op("attention"), "cpu", t, {});
+  const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
+  size_t slot = 1;
+  const double median = time_calls(state, call, [&](Call& c) {
+    c.tensors["k_cache"].data = ks.slot(slot);
+    c.tensors["v_cache"].data = vs.slot(slot);
+    ++slot;
+  });
+  // The KV read is 2 · cache_bytes; the copy anchor moves cache_bytes twice (read + write).
+  set_bandwidth_counters(state, 2.0 * cache_bytes, median, anchor);
+}
+
+BENCHMARK(BM_attention_decode)
+    ->ArgName("S")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace npukit::bench
+
+BENCHMARK_MAIN();
