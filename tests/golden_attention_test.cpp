@@ -13,6 +13,7 @@
 #include "golden/attention_cases.h"
 #include "golden/half.h"
 #include "golden/rope.h"
+#include "tests/golden_case_checks.h"
 
 namespace npukit::golden {
 namespace {
@@ -457,13 +458,6 @@ TEST(GoldenQkvAttention, RejectsBadArguments) {
 
 // --- cases ---
 
-bool same_bits(const Array& a, const Array& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
-}
-
-bool representable(double v, DType t) { return std::isnan(v) || round_to_dtype(v, t) == v; }
-
 // Golden multiply-adds of a case.
 double core_cost(const Case& c) {
   double live = 0;
@@ -550,12 +544,6 @@ void check_cases_well_formed(bool fused) {
 
 TEST(GoldenAttentionCases, DeterministicAndWellFormed) { check_cases_well_formed(false); }
 TEST(GoldenQkvAttentionCases, DeterministicAndWellFormed) { check_cases_well_formed(true); }
-
-std::set<int64_t> dim_values(const std::vector<Case>& cases, const std::string& dim) {
-  std::set<int64_t> s;
-  for (const Case& c : cases) s.insert(c.dims.at(dim));
-  return s;
-}
 
 TEST(GoldenAttentionCases, BoundaryAndShapeCoverTheIssue) {
   for (bool fused : {false, true}) {

@@ -17,6 +17,7 @@
 #include "golden/int8_gemm_cases.h"
 #include "golden/requantize.h"
 #include "golden/seed.h"
+#include "tests/golden_case_checks.h"
 
 namespace npukit::golden {
 namespace {
@@ -498,11 +499,6 @@ const std::vector<DType> kOutDtypes = {DType::int32, DType::float32, DType::floa
 const std::vector<std::string> kParams = {"a_zero_point", "a_scale", "out", "out_scale",
                                           "out_zero_point", "rounding"};
 
-bool same_bits(const Array& a, const Array& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
-}
-
 std::vector<int8_t> int8s(const Array& x) { return {x.values.begin(), x.values.end()}; }
 
 std::vector<int64_t> acc_of(const Case& c) {
@@ -629,16 +625,6 @@ TEST(GoldenInt8GemmCases, GoldenIsMeaningfulOnEveryCase) {
       }
     }
   }
-}
-
-std::set<int64_t> dim_values(const std::vector<Case> cases, const std::string& dim) {
-  std::set<int64_t> s;
-  for (const Case& c : cases) s.insert(c.dims.at(dim));
-  return s;
-}
-
-bool contains_all(const std::set<int64_t>& have, std::initializer_list<int64_t> want) {
-  return std::all_of(want.begin(), want.end(), [&](int64_t v) { return have.count(v) > 0; });
 }
 
 TEST(GoldenInt8GemmCases, ClassesCoverTheirShapes) {

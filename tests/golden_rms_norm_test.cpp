@@ -12,6 +12,7 @@
 #include "golden/half.h"
 #include "golden/rms_norm.h"
 #include "golden/rms_norm_cases.h"
+#include "tests/golden_case_checks.h"
 
 namespace npukit::golden {
 namespace {
@@ -105,15 +106,6 @@ TEST(GoldenRmsNorm, NanAndInfSemantics) {
   EXPECT_EQ(w[1], 1);
 }
 
-bool same_bits(const Array& a, const Array& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
-}
-
-bool representable(double v, DType t) {
-  return std::isnan(v) || round_to_dtype(v, t) == v;
-}
-
 TEST(GoldenCases, NumberTextReadsBackExactly) {
   EXPECT_EQ(number_text(1e-5), "1e-05");
   EXPECT_EQ(number_text(0), "0");
@@ -160,16 +152,6 @@ TEST(GoldenRmsNormCases, DeterministicAndWellFormed) {
   }
   EXPECT_TRUE(rms_norm_cases("normal", DType::int8).empty());
   EXPECT_THROW(rms_norm_cases("bogus", DType::float32), std::invalid_argument);
-}
-
-std::set<int64_t> dim_values(const std::vector<Case>& cases, const std::string& dim) {
-  std::set<int64_t> s;
-  for (const Case& c : cases) s.insert(c.dims.at(dim));
-  return s;
-}
-
-bool contains_all(const std::set<int64_t>& have, std::initializer_list<int64_t> want) {
-  return std::all_of(want.begin(), want.end(), [&](int64_t v) { return have.count(v) > 0; });
 }
 
 double row_max_abs(const Case& c, int64_t r) {

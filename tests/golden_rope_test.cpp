@@ -14,6 +14,7 @@
 #include "golden/half.h"
 #include "golden/rope.h"
 #include "golden/rope_cases.h"
+#include "tests/golden_case_checks.h"
 
 namespace npukit::golden {
 namespace {
@@ -256,13 +257,6 @@ int64_t pair_of(const Call& r, int64_t dim) {
   return dim % (r.rotary_dim / 2);
 }
 
-bool same_bits(const Array& a, const Array& b) {
-  return a.dtype == b.dtype && a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
-}
-
-bool representable(double v, DType t) { return std::isnan(v) || round_to_dtype(v, t) == v; }
-
 TEST(GoldenRopeCases, DeterministicAndWellFormed) {
   for (DType t : {DType::float32, DType::float16, DType::float64}) {
     for (const std::string& cls : input_classes()) {
@@ -306,16 +300,6 @@ TEST(GoldenRopeCases, DeterministicAndWellFormed) {
   }
   EXPECT_TRUE(rope_cases("normal", DType::int8).empty());
   EXPECT_THROW(rope_cases("bogus", DType::float32), std::invalid_argument);
-}
-
-std::set<int64_t> dim_values(const std::vector<Case>& cases, const std::string& dim) {
-  std::set<int64_t> s;
-  for (const Case& c : cases) s.insert(c.dims.at(dim));
-  return s;
-}
-
-bool contains_all(const std::set<int64_t>& have, std::initializer_list<int64_t> want) {
-  return std::all_of(want.begin(), want.end(), [&](int64_t v) { return have.count(v) > 0; });
 }
 
 TEST(GoldenRopeCases, NormalCoversDecodeChunksStylesAndThetas) {
