@@ -37,17 +37,15 @@ int run_op(const RunArgs& a) {
   std::map<std::string, TensorView> tensors;
   for (const std::string& in : a.ins) {
     auto [name, path] = split_assignment(in, "--in");
-    if (!op.tensors.empty()) {
-      bool is_input = false;
-      for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.role == TensorSpec::Role::input);
-      if (!is_input) {
-        std::vector<std::string> inputs;
-        for (const TensorSpec& s : op.tensors) {
-          if (s.role == TensorSpec::Role::input) inputs.push_back(s.name);
-        }
-        const std::string list = join_names(inputs);
-        fail(Errc::invalid_argument, "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + list + ")");
+    bool is_input = false;
+    for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.role == TensorSpec::Role::input);
+    if (!is_input) {
+      std::vector<std::string> inputs;
+      for (const TensorSpec& s : op.tensors) {
+        if (s.role == TensorSpec::Role::input) inputs.push_back(s.name);
       }
+      fail(Errc::invalid_argument,
+           "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + join_names(inputs) + ")");
     }
     if (arrays.count(name)) fail(Errc::invalid_argument, "--in " + name + " given twice");
     try {
@@ -70,9 +68,10 @@ int run_op(const RunArgs& a) {
       fail(Errc::invalid_argument, "--out " + name + "=" + path + ": " + op.name + " has no output '" + name + "' (outputs: " + list + ")");
     }
   }
+  std::map<std::string, npy::NpyArray> outputs;
   for (const auto& [name, info] : infos) {
     if (!out_paths.count(name)) fail(Errc::invalid_argument, op.name + ": missing --out " + name + "=FILE.npy");
-    npy::NpyArray& arr = arrays["\x01out:" + name];
+    npy::NpyArray& arr = outputs[name];
     arr.dtype = info.dtype;
     arr.shape = info.shape;
     arr.bytes.assign(static_cast<size_t>(arr.size()) * dtype_size(info.dtype), 0);
@@ -81,7 +80,7 @@ int run_op(const RunArgs& a) {
   run_call(bind_call(op, a.target, tensors, params));
   for (const auto& [name, path] : out_paths) {
     try {
-      npy::write(path, arrays.at("\x01out:" + name));
+      npy::write(path, outputs.at(name));
     } catch (const std::exception& e) {
       fail(Errc::invalid_argument, "--out " + name + "=" + e.what());
     }
