@@ -31,12 +31,7 @@ void BM_attention_decode(benchmark::State& state) {
                                          {"o", {o.data(), DType::float16, {1, Hq, Dh}, {}}}};
   Call call = bind_call(find_op("attention"), "cpu", t, {});
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
-  size_t slot = 1;
-  const double median = time_calls(state, call, [&](Call& c) {
-    c.tensors["k_cache"].data = ks.slot(slot);
-    c.tensors["v_cache"].data = vs.slot(slot);
-    ++slot;
-  });
+  const double median = time_cold_calls(state, call, {{"k_cache", &ks}, {"v_cache", &vs}});
   // The KV read is 2 · cache_bytes; the copy anchor moves cache_bytes twice (read + write).
   set_bandwidth_counters(state, 2.0 * cache_bytes, median, anchor);
 }

@@ -27,12 +27,7 @@ void BM_rms_norm(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("rms_norm"), "cpu", t, {{"eps", "1e-5"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
-  size_t slot = 1;
-  const double median = time_calls(state, call, [&](Call& c) {
-    c.tensors["x"].data = xs.slot(slot);
-    c.tensors["y"].data = ys.slot(slot);
-    ++slot;
-  });
+  const double median = time_cold_calls(state, call, {{"x", &xs}, {"y", &ys}});
   set_bandwidth_counters(state, 2.0 * bytes, median, anchor);
 }
 

@@ -55,12 +55,7 @@ void BM_rope(benchmark::State& state, DType dtype, const char* style) {
   Call call = bind_rope(s, dtype, style, xs.slot(0), positions, ys.slot(0));
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
-  size_t slot = 1;
-  const double median = time_calls(state, call, [&](Call& c) {
-    c.tensors["x"].data = xs.slot(slot);
-    c.tensors["y"].data = ys.slot(slot);
-    ++slot;
-  });
+  const double median = time_cold_calls(state, call, {{"x", &xs}, {"y", &ys}});
   set_bandwidth_counters(state, bytes_moved(s, dtype), median, anchor);
 }
 

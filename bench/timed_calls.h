@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "bench/copy_anchor.h"
@@ -27,6 +29,17 @@ double time_calls(benchmark::State& state, Call& call, Before before) {
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
   return seconds[seconds.size() / 2];
+}
+
+// time_calls with the named tensors moved to the next slot of their cold arenas before
+// each call, so every call reads and writes memory the previous ones did not touch.
+inline double time_cold_calls(benchmark::State& state, Call& call,
+                              std::initializer_list<std::pair<const char*, ColdArena*>> rotating) {
+  size_t slot = 1;
+  return time_calls(state, call, [&](Call& c) {
+    for (const auto& [name, arena] : rotating) c.tensors[name].data = arena->slot(slot);
+    ++slot;
+  });
 }
 
 // GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
