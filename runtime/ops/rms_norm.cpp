@@ -53,7 +53,7 @@ golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype
 OpSpec make_spec() {
   OpSpec op;
   op.name = "rms_norm";
-  op.summary = "y = x / sqrt(mean(x^2, last axis) + eps) * weight; fp32 accumulation";
+  op.summary = "y = x / sqrt(mean(x^2, last axis) + eps) * weight; fp64 sum of squares, fp32 arithmetic";
   const std::vector<DType> floats = {DType::float32, DType::float16};
   op.tensors = {
       {"x", TensorSpec::Role::input, {"rows", "hidden"}, floats, ""},
@@ -72,8 +72,7 @@ OpSpec make_spec() {
       "A NaN or Inf in a row affects only that row: a NaN makes the whole row NaN; an Inf "
       "makes its own element NaN and the rest of the row 0. An all-zero row with eps = 0 is "
       "NaN (0/0). Sums of squares beyond the fp32 range (|x| up to 3.4e38) and fp16 rows "
-      "whose sum of squares exceeds 65504 are still correct: accumulation is fp32 with an "
-      "overflow-safe rescale.";
+      "whose sum of squares exceeds 65504 are still correct: the sum of squares is fp64.";
   return op;
 }
 
