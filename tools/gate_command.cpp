@@ -41,7 +41,9 @@ int run_gate(const GateArgs& a) {
   check_known(a.options.ops, op_names, "--op");
   check_known(a.options.targets, all_targets(), "--target");
   check_known(a.options.classes, golden::input_classes(), "--class");
-  check_known(a.options.dtypes, {"float32", "float16", "float64", "int8", "uint8", "int32", "int64"}, "--dtype");
+  std::vector<std::string> dtype_names;
+  for (DType t : kAllDTypes) dtype_names.emplace_back(dtype_name(t));
+  check_known(a.options.dtypes, dtype_names, "--dtype");
 
   if (!a.baseline.empty()) {
     std::vector<gate::CaseResult> none;

@@ -11,6 +11,9 @@ namespace npukit {
 
 enum class DType : uint8_t { float32, float16, float64, int8, uint8, int32, int64 };
 
+inline constexpr DType kAllDTypes[] = {DType::float32, DType::float16, DType::float64, DType::int8,
+                                       DType::uint8,   DType::int32,   DType::int64};
+
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
     case DType::float32: return "float32";
@@ -42,8 +45,7 @@ constexpr bool dtype_is_float(DType t) {
 }
 
 inline std::optional<DType> dtype_from_name(std::string_view s) {
-  for (DType t : {DType::float32, DType::float16, DType::float64, DType::int8, DType::uint8,
-                  DType::int32, DType::int64}) {
+  for (DType t : kAllDTypes) {
     if (dtype_name(t) == s) return t;
   }
   return std::nullopt;
