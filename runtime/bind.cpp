@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "runtime/error.h"
+#include "runtime/registry.h"
 #include "runtime/text.h"
 
 namespace npukit {
@@ -176,11 +177,15 @@ Call bind_call(const OpSpec& op, const std::string& target,
   const size_t colon = target.find(':');
   call.target = target.substr(0, colon);
   call.tier = colon == std::string::npos ? "" : target.substr(colon + 1);
-  if (!op.kernels.count(call.target)) {
-    const std::string list = join_names(op.kernels, [](const auto& kv) { return kv.first; });
-    fail(Errc::unsupported, op.name + ": no kernel for target '" + call.target + "' (it has: " + list + ")");
+  if (!find_kernel(op, call.target)) {
+    fail(Errc::unsupported, op.name + ": no kernel for target '" + call.target + "' (it has: " +
+                                join_names(kernel_families(op)) + ")");
   }
-  if (!call.tier.empty() && call.target != "cpu") {
+  if (call.target == "npu-sim") {
+    call.arch = call.tier;  // npu-sim:<preset or arch file>
+    call.tier.clear();
+    if (call.arch.empty()) fail(Errc::invalid_argument, "target " + target + ": npu-sim needs an architecture (npu-sim:PRESET or npu-sim:FILE.yaml)");
+  } else if (!call.tier.empty() && call.target != "cpu") {
     fail(Errc::invalid_argument, "target " + target + ": only the cpu target takes a tier");
   }
 
@@ -212,6 +217,6 @@ Call bind_call(const OpSpec& op, const std::string& target,
   return call;
 }
 
-void run_call(const Call& call) { call.op->kernels.at(call.target)(call); }
+void run_call(const Call& call) { (*find_kernel(*call.op, call.target))(call); }
 
 }  // namespace npukit

@@ -42,6 +42,7 @@ struct Call {
   const OpSpec* op = nullptr;
   std::string target;  // "cpu", ...
   std::string tier;    // forced CPU tier ("avx2" for target "cpu:avx2"), empty = best
+  std::string arch;    // the architecture of target "npu-sim:<arch>" (preset or file)
   std::map<std::string, TensorView> tensors;
   Params params;
   std::map<std::string, int64_t> dims;

@@ -1,6 +1,7 @@
 #include "runtime/registry.h"
 
 #include <algorithm>
+#include <mutex>
 
 #include "runtime/error.h"
 #include "runtime/text.h"
@@ -20,6 +21,50 @@ const OpSpec& find_op(const std::string& name) {
   fail(Errc::invalid_argument, "unknown op '" + name + "' (known: " + list + ")");
 }
 
+namespace {
+
+struct Registered {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, KernelFn> kernels;  // (op, family)
+  std::vector<std::string> targets;
+};
+
+Registered& registered() {
+  static Registered r;
+  return r;
+}
+
+}  // namespace
+
+void register_kernel(const std::string& op, const std::string& family, KernelFn fn,
+                     const std::vector<std::string>& targets) {
+  Registered& r = registered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.kernels[{op, family}] = std::move(fn);
+  for (const std::string& t : targets) {
+    if (std::find(r.targets.begin(), r.targets.end(), t) == r.targets.end()) r.targets.push_back(t);
+  }
+}
+
+const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
+  if (auto it = op.kernels.find(family); it != op.kernels.end()) return &it->second;
+  Registered& r = registered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.kernels.find({op.name, family});
+  return it == r.kernels.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> kernel_families(const OpSpec& op) {
+  std::vector<std::string> out;
+  for (const auto& [family, fn] : op.kernels) out.push_back(family);
+  Registered& r = registered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& [key, fn] : r.kernels) {
+    if (key.first == op.name) out.push_back(key.second);
+  }
+  return out;
+}
+
 std::vector<std::string> all_targets() {
   std::vector<std::string> families, tiers;
   for (const OpSpec* op : all_ops()) {
@@ -31,6 +76,9 @@ std::vector<std::string> all_targets() {
     }
   }
   families.insert(families.end(), tiers.begin(), tiers.end());
+  Registered& r = registered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  families.insert(families.end(), r.targets.begin(), r.targets.end());
   return families;
 }
 

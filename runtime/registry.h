@@ -19,7 +19,18 @@ const std::vector<const OpSpec*>& all_ops();
 // The op called `name`; an unknown name is an error listing the known ones.
 const OpSpec& find_op(const std::string& name);
 
-// Every target the kit knows, for listings: "cpu", then "cpu:<tier>" for each CPU tier.
+// Every target the kit knows, for listings: "cpu", then "cpu:<tier>" for each CPU tier,
+// then the registered ones (e.g. "npu-sim:<preset>").
 std::vector<std::string> all_targets();
+
+// Kernels that live outside libnpukit: the npu-sim target JIT-compiles NPU schedules with
+// libHalide, which the plug-in library does not link, so the program that has them (the
+// npukit tool, tests) registers them at start-up. `targets` are names for listings.
+void register_kernel(const std::string& op, const std::string& family, KernelFn fn,
+                     const std::vector<std::string>& targets = {});
+// The kernel of `op` for a target family (built in or registered), or nullptr.
+const KernelFn* find_kernel(const OpSpec& op, const std::string& family);
+// The families `op` has a kernel for, built in first.
+std::vector<std::string> kernel_families(const OpSpec& op);
 
 }  // namespace npukit

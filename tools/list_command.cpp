@@ -35,9 +35,7 @@ int list(const std::string& only) {
       if (p.kind == ParamSpec::Kind::choice) std::cout << " {" << join(p.choices, "|") << "}";
       std::cout << ": " << p.doc << '\n';
     }
-    std::vector<std::string> targets;
-    for (const auto& [t, k] : op->kernels) targets.push_back(t);
-    std::cout << "  targets: " << join(targets);
+    std::cout << "  targets: " << join(kernel_families(*op));
     if (!op->cpu_tiers.empty()) std::cout << " (cpu tiers: " << join(op->cpu_tiers) << ")";
     std::cout << '\n';
     std::vector<std::string> gated;

@@ -2,12 +2,14 @@
 #include <iostream>
 
 #include "runtime/error.h"
+#include "simulator/analysis/npu_sim_kernels.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"npukit: write, check and simulate LLM-decode operators"};
   app.require_subcommand(1);
   int exit_code = 0;
+  npukit::sim::register_npu_sim_kernels();
   npukit::cli::add_gate(app, exit_code);
   npukit::cli::add_run(app, exit_code);
   npukit::cli::add_list(app, exit_code);

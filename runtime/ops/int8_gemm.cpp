@@ -11,6 +11,7 @@
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
 #include "runtime/int8_gemm.h"
+#include "runtime/ops/int8_gemm_channels.h"
 #include "runtime/registry.h"
 
 namespace npukit {
@@ -59,6 +60,36 @@ void check(const Call& call) {
   }
 }
 
+}  // namespace
+
+Int8ChannelFactors int8_channel_factors(const Call& call) {
+  const int64_t n = call.dim("N");
+  const float a_scale = static_cast<float>(call.params.real("a_scale"));
+  const float out_scale = static_cast<float>(call.params.real("out_scale"));
+  const float* w_scale = floats(call, "w_scale");
+  const float* bias_in = floats(call, "bias");
+  const std::string out = call.params.choice("out");
+  Int8ChannelFactors f;
+  f.chan_scale.resize(n);
+  f.bias.assign(n, 0.0f);
+  f.multiplier.assign(n, 0);
+  f.shift.assign(n, 0);
+  const bool is_int8 = out == "int8";
+  // In fp32 exactly as the contract writes them.
+  for (int64_t c = 0; c < n; ++c) {
+    f.chan_scale[c] = is_int8 ? (a_scale * w_scale[c]) / out_scale : a_scale * w_scale[c];
+    if (bias_in) f.bias[c] = bias_in[c];
+    if (is_int8 && call.params.choice("rounding") == "fixed_point") {
+      const auto q = quantize_multiplier(call.params.real("a_scale") * double(w_scale[c]) / call.params.real("out_scale"));
+      f.multiplier[c] = q->multiplier;
+      f.shift[c] = q->shift;
+    }
+  }
+  return f;
+}
+
+namespace {
+
 void int8_gemm_cpu(const Call& call) {
   const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
   const TensorView& a = call.tensor("a");
@@ -74,25 +105,9 @@ void int8_gemm_cpu(const Call& call) {
   const TensorView acc_view{acc.data(), DType::int32, {m, n}, {}};
   int8_gemm_accumulate(a, w, zp, acc_view, call.tier);
 
-  // Per-channel factors, in fp32 exactly as the contract writes them.
-  const float a_scale = static_cast<float>(call.params.real("a_scale"));
-  const float out_scale = static_cast<float>(call.params.real("out_scale"));
-  const float* w_scale = floats(call, "w_scale");
-  const float* bias_in = floats(call, "bias");
-  std::vector<float> chan_scale(n), bias(n, 0.0f);
-  std::vector<int32_t> multiplier(n, 0), shift(n, 0);
-  const bool is_int8 = out == "int8";
-  for (int64_t c = 0; c < n; ++c) {
-    chan_scale[c] = is_int8 ? (a_scale * w_scale[c]) / out_scale : a_scale * w_scale[c];
-    if (bias_in) bias[c] = bias_in[c];
-    if (is_int8 && call.params.choice("rounding") == "fixed_point") {
-      const auto q = quantize_multiplier(call.params.real("a_scale") * double(w_scale[c]) / call.params.real("out_scale"));
-      multiplier[c] = q->multiplier;
-      shift[c] = q->shift;
-    }
-  }
-  const TensorView cs{chan_scale.data(), DType::float32, {n}, {}}, bs{bias.data(), DType::float32, {n}, {}};
-  const TensorView ms{multiplier.data(), DType::int32, {n}, {}}, ss{shift.data(), DType::int32, {n}, {}};
+  Int8ChannelFactors f = int8_channel_factors(call);
+  const TensorView cs{f.chan_scale.data(), DType::float32, {n}, {}}, bs{f.bias.data(), DType::float32, {n}, {}};
+  const TensorView ms{f.multiplier.data(), DType::int32, {n}, {}}, ss{f.shift.data(), DType::int32, {n}, {}};
   HalideBuffer h_acc(acc_view), h_cs(cs), h_bs(bs), h_ms(ms), h_ss(ss), h_y(y);
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
   if (out == "float32") {

@@ -327,6 +327,35 @@ VectorUnit read_vector(const Reader& r, const YAML::Node& v) {
   return unit;
 }
 
+BufferRoles read_roles(const Reader& r, const YAML::Node& node, const std::vector<Buffer>& buffers) {
+  // Defaults: the first buffer a unit reads; the accumulator is the last matrix-read one.
+  auto first_read_by = [&](Unit u, bool last) {
+    std::string name;
+    for (const Buffer& b : buffers)
+      if (b.read_by(u) && (name.empty() || last)) name = b.name;
+    return name;
+  };
+  BufferRoles roles{first_read_by(Unit::matrix, false), first_read_by(Unit::matrix, false),
+                    first_read_by(Unit::matrix, true), first_read_by(Unit::vector, false)};
+  if (!node) return roles;
+  r.require_map(node, "roles");
+  r.check_keys(node, "roles", {"matrix_a", "matrix_b", "matrix_acc", "vector"});
+  std::vector<std::string> names;
+  for (const Buffer& b : buffers) names.push_back(b.name);
+  auto read = [&](const char* key, std::string& out) {
+    if (!node[key]) return;
+    const std::string path = std::string("roles.") + key;
+    out = r.text(node[key], path);
+    if (std::find(names.begin(), names.end(), out) == names.end())
+      r.fail(path, node[key], "names no buffer (buffers: " + join(names, ", ") + ")", false);
+  };
+  read("matrix_a", roles.matrix_a);
+  read("matrix_b", roles.matrix_b);
+  read("matrix_acc", roles.matrix_acc);
+  read("vector", roles.vector);
+  return roles;
+}
+
 std::vector<Buffer> read_buffers(const Reader& r, const YAML::Node& list) {
   r.require_list(list, "buffers", "buffer");
   std::vector<Buffer> out;
@@ -476,7 +505,7 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   if (!root.IsDefined() || root.IsNull()) r.fail("(top level)", "empty document (expected a mapping with name, clock_ghz, cores, matrix, vector, buffers, dma, dram)");
   r.require_map(root, "");
   r.check_keys(root, "", {"name", "source", "clock_ghz", "cores", "matrix", "vector",
-                          "buffers", "dma", "dram"});
+                          "buffers", "dma", "dram", "roles"});
   ArchSpec spec;
   spec.origin = origin;
   spec.name = r.text(r.require(root, "", "name"), "name");
@@ -488,6 +517,7 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   spec.buffers = read_buffers(r, r.require(root, "", "buffers"));
   spec.dma = read_dma(r, r.require(root, "", "dma"));
   spec.dram = read_dram(r, r.require(root, "", "dram"));
+  spec.roles = read_roles(r, root["roles"], spec.buffers);
   return spec;
 }
 

@@ -69,6 +69,13 @@ struct Dram {
   double latency_ns = 0;
 };
 
+// Which buffer holds what in the shipped NPU schedules: the matrix unit's two operands and
+// its accumulator, and the vector unit's working buffer. Optional in the file (`roles:`);
+// missing entries default to the first buffer the unit reads (the last one for `acc`).
+struct BufferRoles {
+  std::string matrix_a, matrix_b, matrix_acc, vector;
+};
+
 struct ArchSpec {
   std::string name;
   std::string source;  // where the numbers come from (optional in the file)
@@ -80,6 +87,7 @@ struct ArchSpec {
   std::vector<Buffer> buffers;
   std::vector<DmaEngine> dma;
   Dram dram;
+  BufferRoles roles;
 
   const Buffer* find_buffer(const std::string& name) const;
   const DmaEngine* find_dma(const std::string& name) const;

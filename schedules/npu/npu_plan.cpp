@@ -1,0 +1,21 @@
+#include "schedules/npu/npu_plan.h"
+
+namespace npukit::schedules::npu {
+
+void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, std::vector<sim::Unit> readers,
+                    bool double_buffered, bool from_dram) {
+  f.compute_at(at).store_at(at).store_in(Halide::MemoryType::Heap);
+  placements_[f.name()] = Placement{buffer, double_buffered, from_dram, std::move(readers)};
+}
+
+void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
+                     const std::string& k_var, sim::Dtype dtype) {
+  matrix_.push_back(MatrixRole{f.name(), stage, m_var, n_var, k_var, dtype});
+}
+
+const Placement* NpuPlan::placement(const std::string& func) const {
+  auto it = placements_.find(func);
+  return it == placements_.end() ? nullptr : &it->second;
+}
+
+}  // namespace npukit::schedules::npu

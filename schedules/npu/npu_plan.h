@@ -1,0 +1,53 @@
+// What an NPU schedule declares beyond Halide's own schedule: which on-chip buffer each
+// staged Func lives in, which are double-buffered, and which Func update runs on the
+// matrix unit. Halide 14 has no notion of an NPU's buffers, so the schedule states them
+// here (through `stage`, which also sets compute_at/store_at) and the simulator's lowering
+// pass reads them back by Func name. Funcs are stored in MemoryType::Heap so the same
+// schedule lowers for the host and runs on real data (`--target npu-sim:ARCH`).
+// Double buffering is a declaration the cost model honours; Halide 14 lowers a single copy.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "simulator/arch/arch_spec.h"
+
+namespace npukit::schedules::npu {
+
+struct Placement {
+  std::string buffer;                // arch buffer name
+  bool double_buffered = false;
+  bool from_dram = false;            // a copy of an op input: its produce is a DMA in
+  std::vector<sim::Unit> readers;    // units that read it
+};
+
+// The matrix unit computes update `stage` of `func`; its tile loops are those over the
+// named Vars / RVars (Halide names: "n", "m", "k$x").
+struct MatrixRole {
+  std::string func;
+  int stage = 1;
+  std::string m_var, n_var, k_var;
+  sim::Dtype dtype = sim::Dtype::int8;
+};
+
+class NpuPlan {
+ public:
+  // Computes `f` at `at` (stored there too) in `buffer`; from_dram marks a plain copy of an
+  // op input (its produce is a DMA transfer).
+  void stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, std::vector<sim::Unit> readers,
+             bool double_buffered = false, bool from_dram = false);
+  void matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
+              const std::string& k_var, sim::Dtype dtype);
+
+  const std::map<std::string, Placement>& placements() const { return placements_; }
+  const Placement* placement(const std::string& func) const;
+  const std::vector<MatrixRole>& matrix_roles() const { return matrix_; }
+
+ private:
+  std::map<std::string, Placement> placements_;
+  std::vector<MatrixRole> matrix_;
+};
+
+}  // namespace npukit::schedules::npu

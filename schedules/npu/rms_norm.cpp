@@ -1,0 +1,66 @@
+#include "schedules/npu/rms_norm.h"
+
+#include <algorithm>
+
+#include "ops/rms_norm.h"
+
+namespace npukit::schedules::npu {
+
+using namespace Halide;
+using sim::Unit;
+
+RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
+  const sim::Buffer* b = arch.find_buffer(arch.roles.vector);
+  const int64_t cap = b ? b->bytes : 0;
+  const int64_t row = hidden * element_bytes;
+  const int64_t free = cap - row;  // the weight stays for the whole op
+  for (bool db : {true, false}) {
+    const int64_t per_row = row * (db ? 3 : 2);  // input copies + output tile
+    const int64_t fit = free > 0 ? free / per_row : 0;
+    if (fit >= 1) return RowTiles{std::min(fit, rows), db};
+  }
+  return RowTiles{1, false};  // does not fit; the capacity rule says by how much
+}
+
+NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool double_buffer) {
+  NpuPipeline p;
+  p.op = "rms_norm";
+  ImageParam x(type, 2, "x"), weight(type, 1, "weight");  // (h, row), (h)
+  Param<int32_t> tile_rows("tile_rows");
+  Param<float> eps("eps");
+  Var h("h"), row("row");
+  Func x_tile("x_tile"), w_tile("weight_tile"), y("rms_norm_npu");
+  x_tile(h, row) = x(h, row);
+  w_tile(h) = weight(h);
+  const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
+  ops::RmsNorm op = ops::define_rms_norm(x_tile, w_tile, x.dim(0).extent(), eps, type, portable);
+  y(h, row) = op.out(h, row);
+  p.inputs = {x, weight};
+  p.ints = {tile_rows};
+  p.floats = {eps};
+  p.output = y.name();
+  p.output_type = type;
+
+  const int lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / type.bytes()));
+  Var ro("ro"), ri("ri");
+  y.split(row, ro, ri, tile_rows, TailStrategy::GuardWithIf).parallel(ro);
+  y.vectorize(h, lanes, TailStrategy::GuardWithIf);
+  const std::string& vb = arch.roles.vector;
+  p.plan.stage(w_tile, vb, LoopLevel::root(), {Unit::vector}, false, true);
+  p.plan.stage(x_tile, vb, LoopLevel(y, ro), {Unit::vector}, double_buffer, true);
+  x_tile.vectorize(h, lanes, TailStrategy::GuardWithIf);
+  w_tile.vectorize(h, lanes, TailStrategy::GuardWithIf);
+  p.plan.stage(op.out, vb, LoopLevel(y, ro), {Unit::vector, Unit::dma});
+  op.out.vectorize(h, lanes, TailStrategy::GuardWithIf);
+  p.plan.stage(op.sumsq, vb, LoopLevel(y, ro), {Unit::vector});
+  p.plan.stage(op.inv_rms, vb, LoopLevel(y, ro), {Unit::vector});
+  x.dim(0).set_min(0);
+  x.dim(1).set_min(0);
+  weight.dim(0).set_min(0);
+  y.output_buffer().dim(0).set_min(0);
+  y.output_buffer().dim(1).set_min(0);
+  p.pipeline = Pipeline(y);
+  return p;
+}
+
+}  // namespace npukit::schedules::npu

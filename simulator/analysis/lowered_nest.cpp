@@ -1,0 +1,636 @@
+#include "simulator/analysis/lowered_nest.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace npukit::sim {
+
+using namespace Halide;
+using namespace Halide::Internal;
+using schedules::npu::NpuPlan;
+using schedules::npu::Placement;
+
+namespace {
+
+// Keeps the nest it is given; changes nothing.
+class CapturePass : public IRMutator {
+ public:
+  explicit CapturePass(Stmt* out) : out_(out) {}
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    *out_ = s;
+    return s;
+  }
+
+ private:
+  Stmt* out_;
+};
+
+int64_t pow2_dividing(int64_t x) {
+  if (x == 0) return 4096;
+  int64_t p = 1;
+  while (p < 4096 && x % (p * 2) == 0) p *= 2;
+  return p;
+}
+
+// The loop's variable name without Halide's ".rebased" suffix, last component only.
+std::string loop_var(const std::string& loop) {
+  std::string s = loop;
+  const std::string rebased = ".rebased";
+  if (s.size() > rebased.size() && s.compare(s.size() - rebased.size(), rebased.size(), rebased) == 0)
+    s.resize(s.size() - rebased.size());
+  const size_t dot = s.rfind('.');
+  return dot == std::string::npos ? s : s.substr(dot + 1);
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+// Facts about a sub-statement that decide whether a loop around it must be walked
+// iteration by iteration (it holds transfers, matrix tiles or loop bounds that move with
+// the loop) or can be walked once and multiplied.
+struct StmtFacts : public IRVisitor {
+  const NpuPlan& plan;
+  const std::string& output;
+  bool dram_produce = false, output_store = false, any_produce = false, matrix = false;
+  std::set<std::string> control_vars;  // names read by loop bounds, conditions, sizes
+  std::vector<std::pair<std::string, Expr>> lets;
+
+  StmtFacts(const NpuPlan& p, const std::string& out) : plan(p), output(out) {}
+  using IRVisitor::visit;
+
+  void uses(const Expr& e) {
+    struct Vars : IRVisitor {
+      std::set<std::string>* out;
+      using IRVisitor::visit;
+      void visit(const Variable* v) override { out->insert(v->name); }
+    } vars;
+    vars.out = &control_vars;
+    if (e.defined()) e.accept(&vars);
+  }
+  // Let-bound names that feed a control expression pull their own inputs in.
+  void close_over_lets() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [name, value] : lets) {
+        if (!control_vars.count(name)) continue;
+        const size_t before = control_vars.size();
+        uses(value);
+        changed = changed || control_vars.size() != before;
+      }
+    }
+  }
+  void visit(const ProducerConsumer* op) override {
+    any_produce = true;
+    if (op->is_producer) {
+      const Placement* p = plan.placement(op->name);
+      dram_produce = dram_produce || (p && p->from_dram);
+    }
+    IRVisitor::visit(op);
+  }
+  void visit(const Store* op) override {
+    output_store = output_store || op->name == output;
+    IRVisitor::visit(op);
+  }
+  void visit(const For* op) override {
+    for (const auto& m : plan.matrix_roles())
+      matrix = matrix || starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".");
+    uses(op->min);
+    uses(op->extent);
+    IRVisitor::visit(op);
+  }
+  void visit(const IfThenElse* op) override {
+    uses(op->condition);
+    IRVisitor::visit(op);
+  }
+  void visit(const Allocate* op) override {
+    for (const Expr& e : op->extents) uses(e);
+    IRVisitor::visit(op);
+  }
+  void visit(const LetStmt* op) override {
+    lets.emplace_back(op->name, op->value);
+    IRVisitor::visit(op);
+  }
+  void visit(const Let* op) override {
+    lets.emplace_back(op->name, op->value);
+    IRVisitor::visit(op);
+  }
+};
+
+// Element operations of a stored value by vector-unit class.
+struct OpCounter : public IRVisitor {
+  std::map<VectorOp, int64_t> ops;
+  using IRVisitor::visit;
+  void add(VectorOp c) { ++ops[c]; }
+  void visit(const Add* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const Sub* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const Min* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const Max* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const Select* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const LT* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const LE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const EQ* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const NE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const GT* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const GE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
+  void visit(const Mul* op) override { add(VectorOp::mul), IRVisitor::visit(op); }
+  void visit(const Div* op) override { add(VectorOp::div), IRVisitor::visit(op); }
+  void visit(const Mod* op) override { add(VectorOp::div), IRVisitor::visit(op); }
+  void visit(const Cast* op) override {
+    if (op->type.element_of() != op->value.type().element_of()) add(VectorOp::convert);
+    IRVisitor::visit(op);
+  }
+  void visit(const Call* op) override {
+    const std::string& n = op->name;
+    if (n.find("exp") != std::string::npos) {
+      add(VectorOp::exp);
+    } else if (n.find("sqrt") != std::string::npos) {
+      add(VectorOp::rsqrt);
+    } else if (op->is_intrinsic(Call::shift_left) || op->is_intrinsic(Call::shift_right) ||
+               op->is_intrinsic(Call::bitwise_and) || op->is_intrinsic(Call::bitwise_or) ||
+               op->is_intrinsic(Call::bitwise_xor) || op->is_intrinsic(Call::absd) ||
+               op->is_intrinsic(Call::abs)) {
+      add(VectorOp::add);
+    } else if (n.find("f16") != std::string::npos || n.find("f32") != std::string::npos) {
+      add(VectorOp::convert);  // the fp16 conversions (ops/float_convert)
+    }
+    IRVisitor::visit(op);
+  }
+};
+
+// A let whose value is data, not an address or a bound: it reads memory, or an earlier
+// data let. Its operations belong to the store it feeds.
+bool is_data_let(const Expr& value, const std::set<std::string>& data_lets) {
+  struct Finder : IRVisitor {
+    const std::set<std::string>* data;
+    bool found = false;
+    using IRVisitor::visit;
+    void visit(const Load*) override { found = true; }
+    void visit(const Variable* v) override { found = found || data->count(v->name); }
+  } f;
+  f.data = &data_lets;
+  value.accept(&f);
+  return f.found;
+}
+
+// Loads of a value: (buffer name, index, lanes, alignment facts).
+struct LoadFinder : public IRVisitor {
+  std::vector<const Load*> loads;
+  using IRVisitor::visit;
+  void visit(const Load* op) override {
+    loads.push_back(op);
+    IRVisitor::visit(op);
+  }
+};
+
+class NestWalker {
+ public:
+  NestWalker(const NpuPlan& plan, const std::string& op, const std::string& output, const Bindings& env)
+      : plan_(plan), output_(output), env_(env) {
+    result_.op = op;
+  }
+
+  OpAnalysis run(const Stmt& s) {
+    walk(s);
+    finish();
+    return std::move(result_);
+  }
+
+ private:
+  const NpuPlan& plan_;
+  std::string output_;
+  Bindings env_;
+  int64_t mult_ = 1;
+  int64_t iterations_ = 0;
+  std::vector<std::string> loops_;  // enclosing loops, outermost first
+  std::set<std::string> allocated_;  // on-chip (and host) allocations in scope
+  std::map<std::string, int64_t> element_bytes_;
+  OpAnalysis result_;
+  std::map<std::string, size_t> loop_index_, alloc_index_, vector_index_;
+  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, size_t> transfer_index_;
+  std::map<std::tuple<size_t, int64_t, int64_t, int64_t>, size_t> matrix_index_;
+  std::map<std::string, std::pair<int64_t, std::string>> staged_;  // func → (copies, loop)
+  std::set<std::string> data_let_names_;
+  std::vector<Expr> data_lets_;  // values of the data lets in scope
+
+  [[noreturn]] void fail(const std::string& what) const {
+    std::string where = loops_.empty() ? "(top level)" : loops_.back();
+    throw std::runtime_error("npu analysis of " + result_.op + ": " + what + " (in loop " + where + ")");
+  }
+
+  int64_t eval(const Expr& e, const std::string& what) const {
+    auto v = eval_int(e, env_);
+    if (!v) fail("cannot evaluate " + what + " = " + [&] {
+      std::ostringstream s;
+      s << e;
+      return s.str();
+    }());
+    return *v;
+  }
+
+  std::string current_loop() const { return loops_.empty() ? "" : loops_.back(); }
+
+  void walk(const Stmt& s) {
+    if (!s.defined()) return;
+    if (const auto* op = s.as<LetStmt>()) {
+      if (is_data_let(op->value, data_let_names_)) {
+        data_let_names_.insert(op->name);
+        data_lets_.push_back(op->value);
+        walk(op->body);
+        data_lets_.pop_back();
+        data_let_names_.erase(op->name);
+        return;
+      }
+      auto v = eval_int(op->value, env_);
+      auto old = env_.find(op->name);
+      std::optional<int64_t> saved = old == env_.end() ? std::nullopt : std::optional<int64_t>(old->second);
+      if (v) env_[op->name] = *v;
+      walk(op->body);
+      if (v) {
+        if (saved) {
+          env_[op->name] = *saved;
+        } else {
+          env_.erase(op->name);
+        }
+      }
+    } else if (const auto* op = s.as<For>()) {
+      walk_for(op);
+    } else if (const auto* op = s.as<ProducerConsumer>()) {
+      const Placement* p = plan_.placement(op->name);
+      if (op->is_producer && p && p->from_dram) {
+        transfer_in(op);
+      } else {
+        walk(op->body);
+      }
+    } else if (const auto* op = s.as<Allocate>()) {
+      allocate(op);
+    } else if (const auto* op = s.as<Block>()) {
+      walk(op->first);
+      walk(op->rest);
+    } else if (const auto* op = s.as<IfThenElse>()) {
+      auto c = eval_int(op->condition, env_);
+      if (!c || *c) {
+        walk(op->then_case);  // unknown conditions count as taken: an upper bound
+      } else {
+        walk(op->else_case);
+      }
+    } else if (const auto* op = s.as<Store>()) {
+      store(op);
+    } else if (const auto* op = s.as<Realize>()) {
+      walk(op->body);
+    } else if (const auto* op = s.as<Fork>()) {
+      walk(op->first);
+      walk(op->rest);
+    } else if (const auto* op = s.as<Acquire>()) {
+      walk(op->body);
+    } else if (const auto* op = s.as<Atomic>()) {
+      walk(op->body);
+    }
+    // AssertStmt, Evaluate, Free, Prefetch: nothing to count.
+  }
+
+  void note_loop(const For* op, int64_t min, int64_t extent) {
+    if (loop_index_.count(op->name)) return;
+    loop_index_[op->name] = result_.loops.size();
+    LoopInfo l;
+    l.name = op->name;
+    l.min = min;
+    l.extent = extent;
+    l.depth = static_cast<int>(loops_.size());
+    l.parallel = op->for_type == ForType::Parallel;
+    if (l.parallel && result_.parallel_extent == 1) result_.parallel_extent = extent;
+    result_.loops.push_back(l);
+  }
+
+
+  void walk_for(const For* op) {
+    const int64_t min = eval(op->min, "the min of loop " + op->name);
+    const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
+    note_loop(op, min, extent);
+    StmtFacts facts(plan_, output_);
+    op->body.accept(&facts);
+    // The matrix tile: the outermost loop of the matrix stage with no staging inside.
+    for (size_t i = 0; i < plan_.matrix_roles().size() && !facts.any_produce; ++i) {
+      const auto& m = plan_.matrix_roles()[i];
+      if (starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".")) {
+        matrix_tile(op, i);
+        return;
+      }
+    }
+    if (facts.output_store && !facts.any_produce) {
+      transfer_out(op);
+      return;
+    }
+    facts.close_over_lets();
+    const bool iterate = facts.dram_produce || facts.output_store || facts.matrix || facts.control_vars.count(op->name);
+    loops_.push_back(op->name);
+    if (iterate) {
+      for (int64_t i = min; i < min + extent; ++i) {
+        if (++iterations_ > 4000000)
+          fail("more than 4,000,000 tile iterations; the analysis walks each tile: use larger tiles");
+        env_[op->name] = i;
+        walk(op->body);
+      }
+    } else if (extent > 0) {
+      env_[op->name] = min;
+      const int64_t saved = mult_;
+      mult_ *= extent;
+      walk(op->body);
+      mult_ = saved;
+    }
+    env_.erase(op->name);
+    loops_.pop_back();
+  }
+
+  void allocate(const Allocate* op) {
+    int64_t elems = 1;
+    for (const Expr& e : op->extents) elems *= eval(e, "an extent of allocation " + op->name);
+    const int64_t bytes = elems * op->type.bytes();
+    element_bytes_[op->name] = op->type.bytes();
+    if (const Placement* p = plan_.placement(op->name)) {
+      auto [it, fresh] = alloc_index_.emplace(op->name, result_.allocations.size());
+      if (fresh) {
+        Allocation a;
+        a.func = op->name;
+        a.buffer = p->buffer;
+        a.loop = current_loop();
+        a.element_bytes = op->type.bytes();
+        a.double_buffered = p->double_buffered;
+        a.readers = p->readers;
+        result_.allocations.push_back(a);
+      }
+      Allocation& a = result_.allocations[it->second];
+      a.bytes = std::max(a.bytes, bytes);
+    }
+    allocated_.insert(op->name);
+    walk(op->body);
+    allocated_.erase(op->name);
+  }
+
+  // A copy nest: loops from the top down to the one store, with their bounds evaluated
+  // with every loop at `overrides` (default: its min).
+  struct CopyShape {
+    std::vector<std::pair<std::string, int64_t>> loops;  // (name, extent), outermost first
+    std::vector<int64_t> mins;
+    int64_t lanes = 1;
+    std::optional<int64_t> dram_index;  // element index of the DRAM side
+    std::string dram;                   // the DRAM buffer
+    const Store* store = nullptr;
+    std::vector<Expr> data_lets;        // values computed on the way (an epilogue)
+  };
+
+  // Descends `s` to the store into `dest`; `dram_is_store`: the DRAM side is the store
+  // (an output), else the load from a buffer that is not allocated here (an input).
+  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, Bindings& env,
+               const std::map<std::string, int64_t>& overrides, CopyShape& out) {
+    if (!s.defined()) return false;
+    if (const auto* op = s.as<LetStmt>()) {
+      if (auto v = eval_int(op->value, env)) {
+        env[op->name] = *v;
+      } else {
+        out.data_lets.push_back(op->value);
+      }
+      return descend(op->body, dest, dram_is_store, env, overrides, out);
+    }
+    if (const auto* op = s.as<For>()) {
+      auto mn = eval_int(op->min, env);
+      auto ex = eval_int(op->extent, env);
+      if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
+      out.loops.emplace_back(op->name, std::max<int64_t>(0, *ex));
+      out.mins.push_back(*mn);
+      auto o = overrides.find(op->name);
+      env[op->name] = o == overrides.end() ? *mn : *mn + o->second;
+      return descend(op->body, dest, dram_is_store, env, overrides, out);
+    }
+    if (const auto* op = s.as<Block>()) {
+      return descend(op->first, dest, dram_is_store, env, overrides, out) ||
+             descend(op->rest, dest, dram_is_store, env, overrides, out);
+    }
+    if (const auto* op = s.as<IfThenElse>()) {
+      auto c = eval_int(op->condition, env);
+      return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, overrides, out);
+    }
+    if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, overrides, out);
+    if (const auto* op = s.as<Store>()) {
+      if (op->name != dest) return false;
+      out.store = op;
+      out.lanes = op->value.type().lanes();
+      Expr index = op->index;
+      if (!dram_is_store) {
+        LoadFinder lf;
+        op->value.accept(&lf);
+        for (const Load* l : lf.loads) {
+          if (!allocated_.count(l->name)) {
+            index = l->index;
+            out.dram = l->name;
+            break;
+          }
+        }
+      } else {
+        out.dram = op->name;
+      }
+      if (const auto* r = index.as<Ramp>()) index = r->base;
+      out.dram_index = eval_int(index, env);
+      return true;
+    }
+    return false;
+  }
+
+  CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store,
+                       const std::map<std::string, int64_t>& overrides = {}) {
+    Bindings env = env_;
+    CopyShape c;
+    if (!descend(s, dest, dram_is_store, env, overrides, c)) fail("no store into " + dest + " in its copy");
+    return c;
+  }
+
+  void record_transfer(const std::string& func, const Stmt& body, bool out) {
+    const CopyShape c = copy_shape(body, out ? output_ : func, out);
+    if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
+    const int64_t esize = c.store->value.type().bytes();
+    int64_t elements = c.lanes;
+    for (const auto& l : c.loops) elements *= l.second;
+    if (elements == 0) return;
+    // Contiguous rows: the innermost loop steps one vector along the DRAM tensor.
+    int64_t row_elems = c.lanes, stride = 0;
+    if (!c.loops.empty()) {
+      const std::string inner = c.loops.back().first;
+      const CopyShape next = copy_shape(body, out ? output_ : func, out, {{inner, 1}});
+      const int64_t delta = next.dram_index.value_or(0) - *c.dram_index;
+      if (delta == c.lanes || c.loops.back().second == 1) row_elems = c.lanes * c.loops.back().second;
+      if (c.loops.size() >= 2 && row_elems != c.lanes) {
+        const CopyShape outer = copy_shape(body, out ? output_ : func, out, {{c.loops[c.loops.size() - 2].first, 1}});
+        stride = (outer.dram_index.value_or(0) - *c.dram_index) * esize;
+      } else if (row_elems == c.lanes) {
+        stride = delta * esize;
+      }
+    }
+    Transfer t;
+    t.func = func;
+    t.tensor = c.dram;
+    const Placement* p = plan_.placement(func);
+    t.buffer = p ? p->buffer : "";
+    t.loop = current_loop();
+    t.direction = out ? Direction::out : Direction::in;
+    t.rows = elements / row_elems;
+    t.row_bytes = row_elems * esize;
+    t.stride_bytes = t.rows > 1 ? stride : 0;
+    if (t.rows > 1 && t.stride_bytes == t.row_bytes) {  // back-to-back rows: one run
+      t.row_bytes *= t.rows;
+      t.rows = 1;
+      t.stride_bytes = 0;
+    }
+    t.double_buffered = p && p->double_buffered;
+    const auto key = std::make_tuple(func + (out ? ">" : "<"), t.rows, t.row_bytes, t.stride_bytes, int64_t(out));
+    auto [it, fresh] = transfer_index_.emplace(key, result_.transfers.size());
+    if (fresh) {
+      t.count = 0;
+      result_.transfers.push_back(t);
+    }
+    Transfer& r = result_.transfers[it->second];
+    r.count += mult_;
+    r.base_alignment = std::min(r.base_alignment, pow2_dividing(*c.dram_index * esize));
+    if (t.rows > 1) r.base_alignment = std::min(r.base_alignment, pow2_dividing(t.stride_bytes));
+  }
+
+  void transfer_in(const ProducerConsumer* op) {
+    auto& [count, loop] = staged_[op->name];
+    count += mult_;
+    loop = current_loop();
+    record_transfer(op->name, op->body, false);
+  }
+
+  void transfer_out(const For* op) {
+    record_transfer(output_, Stmt(op), true);
+    // An epilogue computed on the way out (requantization) is vector work.
+    const CopyShape c = copy_shape(Stmt(op), output_, true);
+    OpCounter ops;
+    c.store->value.accept(&ops);
+    for (const Expr& e : c.data_lets) e.accept(&ops);
+    if (!ops.ops.empty()) {
+      int64_t elements = c.lanes;
+      for (const auto& l : c.loops) elements *= l.second;
+      add_vector_work(output_, c.store, elements * mult_, ops.ops);
+    }
+  }
+
+  void matrix_tile(const For* op, size_t role) {
+    const auto& m = plan_.matrix_roles()[role];
+    CopyShape c = copy_shape(Stmt(op), m.func, true);
+    int64_t extent[3] = {1, 1, 1};
+    std::string names[3];
+    for (const auto& [name, ext] : c.loops) {
+      const std::string v = loop_var(name);
+      const int i = v == m.m_var ? 0 : v == m.n_var ? 1 : v == m.k_var ? 2 : -1;
+      if (i < 0) fail("loop " + name + " of the matrix stage of " + m.func + " is none of its m, n, k loops");
+      extent[i] = ext * (i == 1 ? c.lanes : 1);
+      names[i] = name;
+    }
+    if (extent[0] * extent[1] * extent[2] == 0) return;
+    const auto key = std::make_tuple(role, extent[0], extent[1], extent[2]);
+    auto [it, fresh] = matrix_index_.emplace(key, result_.matrix.size());
+    if (fresh) {
+      MatrixWork w;
+      w.func = m.func;
+      w.dtype = m.dtype;
+      w.m = extent[0];
+      w.n = extent[1];
+      w.k = extent[2];
+      w.m_loop = names[0];
+      w.n_loop = names[1];
+      w.k_loop = names[2];
+      result_.matrix.push_back(w);
+    }
+    MatrixWork& w = result_.matrix[it->second];
+    w.count += mult_;
+    w.useful_macs += mult_ * extent[0] * extent[1] * extent[2];
+  }
+
+  void add_vector_work(const std::string& func, const Store* st, int64_t elements,
+                       const std::map<VectorOp, int64_t>& per_element) {
+    auto [it, fresh] = vector_index_.emplace(func, result_.vector.size());
+    if (fresh) {
+      VectorWork v;
+      v.func = func;
+      const Placement* p = plan_.placement(func);
+      v.buffer = p ? p->buffer : "";
+      v.lanes = st->value.type().lanes();
+      const Type t = st->value.type().element_of();
+      v.dtype = t.is_float() ? (t.bits() == 16 ? Dtype::fp16 : Dtype::fp32) : t.bits() == 8 ? Dtype::int8 : Dtype::int32;
+      result_.vector.push_back(v);
+    }
+    VectorWork& v = result_.vector[it->second];
+    v.elements += elements;
+    for (const auto& [cls, n] : per_element) v.ops[cls] += n * elements;
+    // Alignment of vector accesses to on-chip buffers, from Halide's modulus facts.
+    if (st->value.type().lanes() > 1) {
+      auto note = [&](const std::string& name, const ModulusRemainder& a, int64_t esize) {
+        if (!plan_.placement(name)) return;
+        const int64_t g = a.modulus == 0 ? a.remainder : std::gcd(a.modulus, a.remainder);
+        v.access_alignment = std::min(v.access_alignment, pow2_dividing(g) * esize);
+      };
+      note(st->name, st->alignment, st->value.type().bytes());
+      LoadFinder lf;
+      st->value.accept(&lf);
+      for (const Load* l : lf.loads) note(l->name, l->alignment, l->type.bytes());
+    }
+  }
+
+  void store(const Store* op) {
+    if (op->name == output_) fail("a store into the output outside a copy loop");
+    OpCounter ops;
+    op->value.accept(&ops);
+    for (const Expr& e : data_lets_) e.accept(&ops);
+    if (ops.ops.empty()) return;  // plain copies and initial values
+    add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops.ops);
+  }
+
+  void finish() {
+    for (const Transfer& t : result_.transfers)
+      if (t.direction == Direction::out) result_.output_bytes += t.total_bytes();
+    // The pipelined loop is the one the most frequent double-buffered copy is issued in
+    // (the most frequent copy when none is double-buffered).
+    int64_t best = 0;
+    bool best_db = false;
+    for (const auto& [func, cl] : staged_) {
+      const Placement* p = plan_.placement(func);
+      const bool db = p && p->double_buffered;
+      if ((db && !best_db) || (db == best_db && cl.first > best)) {
+        best = cl.first, best_db = db;
+        result_.tiles = cl.first;
+        result_.tile_loop = cl.second;
+      }
+    }
+    if (best == 0) result_.tiles = 1;
+  }
+};
+
+}  // namespace
+
+Stmt capture_lowered_nest(schedules::npu::NpuPipeline& p, const Target& target) {
+  Stmt nest;
+  p.pipeline.clear_custom_lowering_passes();
+  p.pipeline.add_custom_lowering_pass(new CapturePass(&nest));
+  p.pipeline.compile_to_module(p.arguments(), p.op + "_npu", target);
+  p.pipeline.clear_custom_lowering_passes();
+  if (!nest.defined()) throw std::runtime_error("npu analysis of " + p.op + ": the lowering pass saw no nest");
+  return nest;
+}
+
+void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector<int64_t>& extents) {
+  int64_t stride = 1;
+  for (size_t i = 0; i < extents.size(); ++i) {
+    const std::string d = std::to_string(i);
+    env[name + ".min." + d] = 0;
+    env[name + ".extent." + d] = extents[i];
+    env[name + ".stride." + d] = stride;
+    stride *= extents[i];
+  }
+}
+
+OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op, const std::string& output,
+                        const Bindings& env) {
+  return NestWalker(plan, op, output, env).run(nest);
+}
+
+}  // namespace npukit::sim

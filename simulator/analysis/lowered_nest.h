@@ -1,0 +1,29 @@
+// The simulator's view of an NPU schedule: a custom lowering pass captures the loop nest
+// Halide hands to such passes (after bounds inference, storage flattening, vectorization
+// and unrolling, before the host closure lowering), and `analyse_nest` reads it for one
+// binding of shapes and tile sizes: loops, on-chip allocations, DMA transfers, matrix
+// tiles and vector work (docs/simulator/ir-analysis.md).
+#pragma once
+
+#include <string>
+
+#include "Halide.h"
+#include "schedules/npu/npu_pipeline.h"
+#include "simulator/analysis/int_eval.h"
+#include "simulator/analysis/op_analysis.h"
+
+namespace npukit::sim {
+
+// Lowers `p` for `target` (no codegen) and returns the nest its custom pass saw.
+Halide::Internal::Stmt capture_lowered_nest(schedules::npu::NpuPipeline& p, const Halide::Target& target);
+
+// Names the nest uses for a dense buffer: "<name>.min.i" = 0, "<name>.extent.i",
+// "<name>.stride.i" for dims given innermost first.
+void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector<int64_t>& extents);
+
+// Reads the nest under `env` (every buffer field and parameter it needs). Throws
+// std::runtime_error naming the loop or allocation whose size it cannot evaluate.
+OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
+                        const std::string& op, const std::string& output, const Bindings& env);
+
+}  // namespace npukit::sim
