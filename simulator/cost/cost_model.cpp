@@ -12,7 +12,10 @@ namespace npukit::sim {
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t cycles_of(double c) { return static_cast<int64_t>(std::ceil(c - 1e-9)); }
+// Cycle counts are computed in doubles (shares of a core, bytes over rates) and rounded
+// up once; the epsilon keeps an exact integer from rounding up through float noise.
+double ceil_cycles(double c) { return std::max(0.0, std::ceil(c - 1e-9)); }
+int64_t cycles_of(double c) { return static_cast<int64_t>(ceil_cycles(c)); }
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -185,8 +188,8 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
                         "'s matrix unit lacks; costed as " + to_string(arch.matrix.dtypes.front()));
   }
   for (const VectorWork& v : a.vector) vector_total += vector_cycles(v, arch);
-  const double matrix_core = std::ceil(static_cast<double>(matrix_total) * share - 1e-9);
-  const double vector_core = std::ceil(static_cast<double>(vector_total) * share - 1e-9);
+  const double matrix_core = ceil_cycles(static_cast<double>(matrix_total) * share);
+  const double vector_core = ceil_cycles(static_cast<double>(vector_total) * share);
 
   // One tile iteration of the busiest core. The compute chain is serial: loads that are
   // not double-buffered (each a new dependent DRAM round trip), matrix, then vector (it

@@ -94,7 +94,7 @@ class Checker {
                            " (e.g. batch more rows into one product), or accept the padding"
                      : std::string("use ") + use + " for the " + dim + " tile" + loop_phrase(loop);
     add("matrix_tile", w.func, loop, extent, unit,
-        std::string(dim) + " tile " + std::to_string(extent) + " of " + w.func + " is not a multiple of " + unit_name +
+        std::string(dim) + " tile " + std::to_string(extent) + " is not a multiple of " + unit_name +
             " = " + std::to_string(unit) + context + ": " + percent(waste) + " of MACs would be padding",
         std::move(suggestion), Violation::warning);
   }
