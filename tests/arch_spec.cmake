@@ -17,13 +17,3 @@ gtest_discover_tests(arch_spec_test)
 add_executable(compute_cycles_test ${CMAKE_CURRENT_LIST_DIR}/compute_cycles_test.cpp)
 target_link_libraries(compute_cycles_test PRIVATE npukit_simulator GTest::gtest_main)
 gtest_discover_tests(compute_cycles_test)
-
-# The rules, the cost model and the reports on hand-written analyses (sim_test_fixtures.h).
-foreach(sim_test sim_rules_test cost_model_test sim_report_test)
-  add_executable(${sim_test} ${CMAKE_CURRENT_LIST_DIR}/${sim_test}.cpp)
-  target_link_libraries(${sim_test} PRIVATE npukit_simulator GTest::gtest_main)
-  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${sim_test} PRIVATE -Wall -Wextra)
-  endif()
-  gtest_discover_tests(${sim_test})
-endforeach()
