@@ -1,0 +1,114 @@
+#include "simulator/report/table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace npukit::sim {
+namespace {
+
+// 1234567 -> "1,234,567": cycle and byte counts are read by eye.
+std::string grouped(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// 6.144e12 -> "6.14 T": ops/s and bytes/s across many orders of magnitude.
+std::string si(double v) {
+  const char* prefixes[] = {"", " k", " M", " G", " T", " P"};
+  int i = 0;
+  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  return fixed(v, v < 10 ? 2 : v < 100 ? 1 : 0) + prefixes[i];
+}
+
+std::string pct(double share) { return fixed(share * 100, 1) + "%"; }
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string rpad(const std::string& s, size_t width) {
+  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
+Pipe busiest(const CostReport& c) {
+  Pipe best = Pipe::matrix;
+  for (Pipe p : kPipes)
+    if (c.busy(p) > c.busy(best)) best = p;
+  return best;
+}
+
+}  // namespace
+
+std::string format_shape(const OpAnalysis& a) {
+  std::string out;
+  for (const auto& [name, v] : a.shape) out += (out.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  return out.empty() ? "-" : out;
+}
+
+std::string format_table(const SimResult& s) {
+  const CostReport& c = s.cost;
+  std::ostringstream o;
+  o << "op          " << s.analysis.op << " (" << format_shape(s.analysis) << ")\n";
+  o << "arch        " << s.arch.name << " (" << s.arch.cores << (s.arch.cores == 1 ? " core" : " cores") << ", "
+    << fixed(s.arch.clock_ghz, 2) << " GHz)\n";
+  o << "cycles      " << grouped(c.total_cycles) << " = " << fixed(c.time_us, 3) << " us on " << c.cores_used << " of "
+    << s.arch.cores << (s.arch.cores == 1 ? " core" : " cores") << "; " << grouped(c.iterations) << " tile iteration"
+    << (c.iterations == 1 ? "" : "s") << " on the busiest core" << (c.double_buffered ? ", double-buffered" : "") << "\n";
+  o << "            prologue " << grouped(c.prologue_cycles) << " + " << grouped(c.iterations) << " x "
+    << grouped(c.iteration_cycles) << " + epilogue " << grouped(c.epilogue_cycles) << "\n";
+  const double total = static_cast<double>(std::max<int64_t>(1, c.total_cycles));
+  o << "bound       " << to_string(c.bound) << " (critical path: compute " << pct(c.critical_path.compute / total)
+    << ", bandwidth " << pct(c.critical_path.bandwidth / total) << ", latency " << pct(c.critical_path.latency / total)
+    << ", sync " << pct(c.critical_path.sync / total) << ")\n";
+  o << "\n" << pad("unit", 10) << rpad("busy cycles", 14) << rpad("util", 9) << "\n";
+  for (Pipe p : kPipes) o << pad(to_string(p), 10) << rpad(grouped(c.busy(p)), 14) << rpad(pct(c.util(p)), 9) << "\n";
+  const Roofline& r = c.roofline;
+  o << "\ndram bytes  " << grouped(c.dram_bytes) << "\n";
+  o << "macs        " << grouped(c.macs) << "\n";
+  o << "roofline    AI " << fixed(r.arithmetic_intensity, 2) << " ops/B; peak " << si(r.peak_ops_per_second)
+    << "ops/s, DRAM " << si(r.bandwidth_bytes_per_second) << "B/s; attainable " << si(r.attainable_ops_per_second)
+    << "ops/s, achieved " << si(r.achieved_ops_per_second) << "ops/s";
+  if (r.attainable_ops_per_second > 0) o << " (" << pct(r.achieved_ops_per_second / r.attainable_ops_per_second) << ")";
+  o << "\n";
+  for (const std::string& note : c.notes) o << "note        " << note << "\n";
+  const int64_t errors = count_errors(s.violations);
+  o << "\nviolations  " << errors << (errors == 1 ? " error, " : " errors, ")
+    << static_cast<int64_t>(s.violations.size()) - errors << " warning"
+    << (s.violations.size() - errors == 1 ? "" : "s") << "\n";
+  for (const Violation& v : s.violations) {
+    o << "  " << to_string(v.severity) << " [" << v.rule << "] " << v.func << (v.loop.empty() ? "" : " @ " + v.loop)
+      << ": " << v.message << "\n";
+    o << "    fix: " << v.suggestion << "\n";
+  }
+  return o.str();
+}
+
+std::string format_summary_header() {
+  return pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " + pad("bound", 10) +
+         pad("busiest unit", 20) + "violations";
+}
+
+std::string format_summary_row(const SimResult& s) {
+  const CostReport& c = s.cost;
+  const Pipe b = busiest(c);
+  const int64_t errors = count_errors(s.violations);
+  const int64_t warnings = static_cast<int64_t>(s.violations.size()) - errors;
+  return pad(s.analysis.op, 16) + pad(format_shape(s.analysis), 28) + rpad(grouped(c.total_cycles), 14) +
+         rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
+         pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + std::to_string(errors) + " E, " +
+         std::to_string(warnings) + " W";
+}
+
+}  // namespace npukit::sim

@@ -1,0 +1,23 @@
+// Text reports of a simulation: a full table for one op, and one summary row per op for
+// the table of a whole model that the CLI prints.
+#pragma once
+
+#include <string>
+
+#include "simulator/simulate.h"
+
+namespace npukit::sim {
+
+// "M=1 N=4096 K=4096": the op's named dims in the analysis's order (sorted by name).
+std::string format_shape(const OpAnalysis& analysis);
+
+// Op, shape, arch, cycles and time, bound and critical-path split, per-unit busy cycles
+// and utilization, DRAM bytes, MACs, roofline figures, notes, violations with their fixes.
+std::string format_table(const SimResult& result);
+
+// The multi-op table: a header line, then one line per op (op, shape, cycles, time,
+// bound, the busiest unit and its utilization, errors / warnings).
+std::string format_summary_header();
+std::string format_summary_row(const SimResult& result);
+
+}  // namespace npukit::sim
