@@ -14,3 +14,8 @@ foreach(sim_test sim_rules_test cost_model_test sim_report_test)
   endif()
   gtest_discover_tests(${sim_test})
 endforeach()
+
+# The lowering pass over the shipped NPU schedules and the validations that need them.
+add_executable(npu_analysis_test ${CMAKE_CURRENT_LIST_DIR}/npu_analysis_test.cpp)
+target_link_libraries(npu_analysis_test PRIVATE npukit_npu_sim GTest::gtest_main)
+gtest_discover_tests(npu_analysis_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

@@ -1,5 +1,6 @@
 // The `npukit` subcommands. Each registers its options on the CLI11 app and, when parsed,
-// runs and stores the process exit code: 0 success, 1 a gate failure, 2 a usage or
+// runs and stores the process exit code: 0 success, 1 a gate failure (or, for sim, a rule
+// violation of severity error), 2 a usage or
 // configuration error, 3 a harness crash or guard-region corruption. Errors are thrown
 // as npukit::Error and turned into a one-line message by main().
 #pragma once
@@ -11,5 +12,6 @@ namespace npukit::cli {
 void add_gate(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_list(CLI::App& app, int& exit_code);
+void add_sim(CLI::App& app, int& exit_code);
 
 }  // namespace npukit::cli

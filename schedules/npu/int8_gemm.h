@@ -24,8 +24,9 @@ struct GemmTiles {
 // The largest tiles that fit the arch's operand and accumulator buffers (twice, when
 // double-buffered) in multiples of the matrix unit's shape: K whole when it fits (no
 // partial sums leave the accumulator), then N as wide as fits, M up to the whole of M.
-// Falls back to single buffering before shrinking a tile below the unit's shape.
-GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K);
+// Falls back to single buffering before shrinking a tile below the unit's shape. N tiles
+// keep output rows (tile_n · out_bytes) whole multiples of the store DMA's alignment.
+GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, int64_t out_bytes);
 
 // Inputs a [M, K] int8 (Halide (k, m)), w [N, K] int8 ((k, n)), then per channel [N]:
 // multiplier and shift (int32) for int8_fixed_point, chan_scale (fp32) for int8_float,

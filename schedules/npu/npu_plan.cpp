@@ -2,10 +2,10 @@
 
 namespace npukit::schedules::npu {
 
-void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, std::vector<sim::Unit> readers,
-                    bool double_buffered, bool from_dram) {
+void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered,
+                    bool from_dram) {
   f.compute_at(at).store_at(at).store_in(Halide::MemoryType::Heap);
-  placements_[f.name()] = Placement{buffer, double_buffered, from_dram, std::move(readers)};
+  placements_[f.name()] = Placement{buffer, double_buffered, from_dram};
 }
 
 void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,

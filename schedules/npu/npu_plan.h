@@ -20,7 +20,6 @@ struct Placement {
   std::string buffer;                // arch buffer name
   bool double_buffered = false;
   bool from_dram = false;            // a copy of an op input: its produce is a DMA in
-  std::vector<sim::Unit> readers;    // units that read it
 };
 
 // The matrix unit computes update `stage` of `func`; its tile loops are those over the
@@ -35,9 +34,10 @@ struct MatrixRole {
 class NpuPlan {
  public:
   // Computes `f` at `at` (stored there too) in `buffer`; from_dram marks a plain copy of an
-  // op input (its produce is a DMA transfer).
-  void stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, std::vector<sim::Unit> readers,
-             bool double_buffered = false, bool from_dram = false);
+  // op input (its produce is a DMA transfer). Which units read it the analysis finds in
+  // the nest.
+  void stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered = false,
+             bool from_dram = false);
   void matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
               const std::string& k_var, sim::Dtype dtype);
 

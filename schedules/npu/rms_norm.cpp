@@ -7,7 +7,6 @@
 namespace npukit::schedules::npu {
 
 using namespace Halide;
-using sim::Unit;
 
 RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
   const sim::Buffer* b = arch.find_buffer(arch.roles.vector);
@@ -46,14 +45,15 @@ NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool dou
   y.split(row, ro, ri, tile_rows, TailStrategy::GuardWithIf).parallel(ro);
   y.vectorize(h, lanes, TailStrategy::GuardWithIf);
   const std::string& vb = arch.roles.vector;
-  p.plan.stage(w_tile, vb, LoopLevel::root(), {Unit::vector}, false, true);
-  p.plan.stage(x_tile, vb, LoopLevel(y, ro), {Unit::vector}, double_buffer, true);
-  x_tile.vectorize(h, lanes, TailStrategy::GuardWithIf);
-  w_tile.vectorize(h, lanes, TailStrategy::GuardWithIf);
-  p.plan.stage(op.out, vb, LoopLevel(y, ro), {Unit::vector, Unit::dma});
-  op.out.vectorize(h, lanes, TailStrategy::GuardWithIf);
-  p.plan.stage(op.sumsq, vb, LoopLevel(y, ro), {Unit::vector});
-  p.plan.stage(op.inv_rms, vb, LoopLevel(y, ro), {Unit::vector});
+  p.plan.stage(w_tile, vb, LoopLevel::root(), false, true);
+  p.plan.stage(x_tile, vb, LoopLevel(y, ro), double_buffer, true);
+  // Rows padded to whole vectors in the buffers, so every row starts aligned.
+  x_tile.align_storage(h, lanes).vectorize(h, lanes, TailStrategy::GuardWithIf);
+  w_tile.align_storage(h, lanes).vectorize(h, lanes, TailStrategy::GuardWithIf);
+  p.plan.stage(op.out, vb, LoopLevel(y, ro));
+  op.out.align_storage(h, lanes).vectorize(h, lanes, TailStrategy::GuardWithIf);
+  p.plan.stage(op.sumsq, vb, LoopLevel(y, ro));
+  p.plan.stage(op.inv_rms, vb, LoopLevel(y, ro));
   x.dim(0).set_min(0);
   x.dim(1).set_min(0);
   weight.dim(0).set_min(0);

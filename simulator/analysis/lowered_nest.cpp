@@ -1,6 +1,8 @@
 #include "simulator/analysis/lowered_nest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 
@@ -45,6 +47,24 @@ std::string loop_var(const std::string& loop) {
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+// A name as the schedule wrote it: Halide makes Func names unique per process by adding
+// "$<n>" ("acc$4.s1.m"); reports show "acc.s1.m". RDom names ("r$x") are kept.
+std::string display_name(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '$' && i + 1 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 1]))) {
+      size_t j = i + 1;
+      while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+      if (j == name.size() || name[j] == '.') {
+        i = j - 1;
+        continue;
+      }
+    }
+    out += name[i];
+  }
+  return out;
+}
 
 // Facts about a sub-statement that decide whether a loop around it must be walked
 // iteration by iteration (it holds transfers, matrix tiles or loop bounds that move with
@@ -117,42 +137,52 @@ struct StmtFacts : public IRVisitor {
   }
 };
 
-// Element operations of a stored value by vector-unit class.
+// Element operations of a stored value by vector-unit class. For a float result only
+// float operations and conversions count: the integer and boolean ones in a float
+// computation are the portable fp16 conversion's bit tricks (a vector unit converts in one
+// op) and comparisons folded into selects.
 struct OpCounter : public IRVisitor {
   std::map<VectorOp, int64_t> ops;
+  bool float_only = false;
   using IRVisitor::visit;
-  void add(VectorOp c) { ++ops[c]; }
-  void visit(const Add* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const Sub* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const Min* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const Max* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const Select* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const LT* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const LE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const EQ* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const NE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const GT* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const GE* op) override { add(VectorOp::add), IRVisitor::visit(op); }
-  void visit(const Mul* op) override { add(VectorOp::mul), IRVisitor::visit(op); }
-  void visit(const Div* op) override { add(VectorOp::div), IRVisitor::visit(op); }
-  void visit(const Mod* op) override { add(VectorOp::div), IRVisitor::visit(op); }
+  template <class Node>
+  void add(const Node* op, VectorOp c) {
+    if (!float_only || op->type.is_float()) ++ops[c];
+    IRVisitor::visit(op);
+  }
+  void visit(const Add* op) override { add(op, VectorOp::add); }
+  void visit(const Sub* op) override { add(op, VectorOp::add); }
+  void visit(const Min* op) override { add(op, VectorOp::add); }
+  void visit(const Max* op) override { add(op, VectorOp::add); }
+  void visit(const Select* op) override { add(op, VectorOp::add); }
+  void visit(const LT* op) override { add(op, VectorOp::add); }
+  void visit(const LE* op) override { add(op, VectorOp::add); }
+  void visit(const EQ* op) override { add(op, VectorOp::add); }
+  void visit(const NE* op) override { add(op, VectorOp::add); }
+  void visit(const GT* op) override { add(op, VectorOp::add); }
+  void visit(const GE* op) override { add(op, VectorOp::add); }
+  void visit(const Mul* op) override { add(op, VectorOp::mul); }
+  void visit(const Load*) override {}  // its index is address arithmetic, not data work
+  void visit(const Div* op) override { add(op, VectorOp::div); }
+  void visit(const Mod* op) override { add(op, VectorOp::div); }
   void visit(const Cast* op) override {
-    if (op->type.element_of() != op->value.type().element_of()) add(VectorOp::convert);
+    if (op->type.element_of() != op->value.type().element_of()) ++ops[VectorOp::convert];
     IRVisitor::visit(op);
   }
   void visit(const Call* op) override {
     const std::string& n = op->name;
-    if (n.find("exp") != std::string::npos) {
-      add(VectorOp::exp);
+    if (op->is_intrinsic(Call::reinterpret)) {
+      // a bit cast: free
+    } else if (n.find("exp") != std::string::npos) {
+      ++ops[VectorOp::exp];
     } else if (n.find("sqrt") != std::string::npos) {
-      add(VectorOp::rsqrt);
-    } else if (op->is_intrinsic(Call::shift_left) || op->is_intrinsic(Call::shift_right) ||
-               op->is_intrinsic(Call::bitwise_and) || op->is_intrinsic(Call::bitwise_or) ||
-               op->is_intrinsic(Call::bitwise_xor) || op->is_intrinsic(Call::absd) ||
-               op->is_intrinsic(Call::abs)) {
-      add(VectorOp::add);
-    } else if (n.find("f16") != std::string::npos || n.find("f32") != std::string::npos) {
-      add(VectorOp::convert);  // the fp16 conversions (ops/float_convert)
+      ++ops[VectorOp::rsqrt];
+    } else if (!float_only || op->type.is_float()) {
+      if (op->is_intrinsic(Call::shift_left) || op->is_intrinsic(Call::shift_right) ||
+          op->is_intrinsic(Call::bitwise_and) || op->is_intrinsic(Call::bitwise_or) ||
+          op->is_intrinsic(Call::bitwise_xor) || op->is_intrinsic(Call::absd) || op->is_intrinsic(Call::abs)) {
+        ++ops[VectorOp::add];
+      }
     }
     IRVisitor::visit(op);
   }
@@ -210,6 +240,7 @@ class NestWalker {
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, size_t> transfer_index_;
   std::map<std::tuple<size_t, int64_t, int64_t, int64_t>, size_t> matrix_index_;
   std::map<std::string, std::pair<int64_t, std::string>> staged_;  // func → (copies, loop)
+  std::map<std::string, std::set<Unit>> readers_;  // which units load each allocation
   std::set<std::string> data_let_names_;
   std::vector<Expr> data_lets_;  // values of the data lets in scope
 
@@ -356,7 +387,6 @@ class NestWalker {
         a.loop = current_loop();
         a.element_bytes = op->type.bytes();
         a.double_buffered = p->double_buffered;
-        a.readers = p->readers;
         result_.allocations.push_back(a);
       }
       Allocation& a = result_.allocations[it->second];
@@ -481,6 +511,7 @@ class NestWalker {
       t.stride_bytes = 0;
     }
     t.double_buffered = p && p->double_buffered;
+    t.element_bytes = esize;
     const auto key = std::make_tuple(func + (out ? ">" : "<"), t.rows, t.row_bytes, t.stride_bytes, int64_t(out));
     auto [it, fresh] = transfer_index_.emplace(key, result_.transfers.size());
     if (fresh) {
@@ -505,8 +536,10 @@ class NestWalker {
     // An epilogue computed on the way out (requantization) is vector work.
     const CopyShape c = copy_shape(Stmt(op), output_, true);
     OpCounter ops;
+    ops.float_only = c.store->value.type().is_float();
     c.store->value.accept(&ops);
     for (const Expr& e : c.data_lets) e.accept(&ops);
+    note_readers(c.store->value, c.data_lets, ops.ops.empty() ? Unit::dma : Unit::vector);
     if (!ops.ops.empty()) {
       int64_t elements = c.lanes;
       for (const auto& l : c.loops) elements *= l.second;
@@ -527,6 +560,7 @@ class NestWalker {
       names[i] = name;
     }
     if (extent[0] * extent[1] * extent[2] == 0) return;
+    note_readers(c.store->value, c.data_lets, Unit::matrix);
     const auto key = std::make_tuple(role, extent[0], extent[1], extent[2]);
     auto [it, fresh] = matrix_index_.emplace(key, result_.matrix.size());
     if (fresh) {
@@ -544,6 +578,15 @@ class NestWalker {
     MatrixWork& w = result_.matrix[it->second];
     w.count += mult_;
     w.useful_macs += mult_ * extent[0] * extent[1] * extent[2];
+  }
+
+  // Every allocation `value` (and `lets`) loads is read by `unit`.
+  void note_readers(const Expr& value, const std::vector<Expr>& lets, Unit unit) {
+    LoadFinder lf;
+    value.accept(&lf);
+    for (const Expr& e : lets) e.accept(&lf);
+    for (const Load* l : lf.loads)
+      if (plan_.placement(l->name)) readers_[l->name].insert(unit);
   }
 
   void add_vector_work(const std::string& func, const Store* st, int64_t elements,
@@ -579,13 +622,28 @@ class NestWalker {
   void store(const Store* op) {
     if (op->name == output_) fail("a store into the output outside a copy loop");
     OpCounter ops;
+    ops.float_only = op->value.type().is_float();
     op->value.accept(&ops);
     for (const Expr& e : data_lets_) e.accept(&ops);
     if (ops.ops.empty()) return;  // plain copies and initial values
+    note_readers(op->value, data_lets_, Unit::vector);
     add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops.ops);
   }
 
   void finish() {
+    for (Allocation& a : result_.allocations) {
+      auto it = readers_.find(a.func);
+      if (it != readers_.end()) a.readers.assign(it->second.begin(), it->second.end());
+    }
+    for (LoopInfo& l : result_.loops) l.name = display_name(l.name);
+    for (Allocation& a : result_.allocations) a.func = display_name(a.func), a.loop = display_name(a.loop);
+    for (Transfer& t : result_.transfers)
+      t.func = display_name(t.func), t.tensor = display_name(t.tensor), t.loop = display_name(t.loop);
+    for (MatrixWork& w : result_.matrix) {
+      w.func = display_name(w.func);
+      w.m_loop = display_name(w.m_loop), w.n_loop = display_name(w.n_loop), w.k_loop = display_name(w.k_loop);
+    }
+    for (VectorWork& v : result_.vector) v.func = display_name(v.func);
     for (const Transfer& t : result_.transfers)
       if (t.direction == Direction::out) result_.output_bytes += t.total_bytes();
     // The pipelined loop is the one the most frequent double-buffered copy is issued in
@@ -602,6 +660,7 @@ class NestWalker {
       }
     }
     if (best == 0) result_.tiles = 1;
+    result_.tile_loop = display_name(result_.tile_loop);
   }
 };
 

@@ -51,6 +51,7 @@ struct Transfer {
   // the tensor itself starts on a 4 KiB boundary; capped at 4096.
   int64_t base_alignment = 4096;
   bool double_buffered = false;
+  int64_t element_bytes = 0;  // bytes of one element (0: unknown)
   int64_t bytes() const { return rows * row_bytes; }
   int64_t total_bytes() const { return count * bytes(); }
 };
@@ -83,6 +84,7 @@ struct VectorWork {
 struct OpAnalysis {
   std::string op;                         // "int8_gemm", "rms_norm"
   std::map<std::string, int64_t> shape;   // the named dims it was evaluated for
+  std::map<std::string, int64_t> schedule;  // the schedule's knobs (tile sizes, double_buffer)
   Dtype dtype = Dtype::int8;              // operand dtype of the op
   std::vector<LoopInfo> loops;
   // The loop whose iterations the schedule pipelines (transfers of iteration i + 1 overlap

@@ -25,6 +25,15 @@ GemmOut gemm_out(const std::string& out) {
   throw std::invalid_argument("int8_gemm out = " + out + ": must be int32, int8, int8_float, float32 or float16");
 }
 
+}  // namespace
+
+int64_t gemm_out_bytes(const std::string& out) {
+  const GemmOut o = gemm_out(out);
+  return o == GemmOut::int32 || o == GemmOut::float32 ? 4 : o == GemmOut::float16 ? 2 : 1;
+}
+
+namespace {
+
 // What a pipeline's code depends on in the arch: the buffers it names and the vector width.
 std::string arch_key(const ArchSpec& a) {
   const BufferRoles& r = a.roles;
@@ -125,7 +134,7 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
   OpAnalysis a;
   if (r.op == "int8_gemm") {
     const int64_t M = dim(r, "M"), K = dim(r, "K"), N = dim(r, "N");
-    const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K);
+    const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out_bytes(r.out));
     const bool db = knob(r, "double_buffer", t.double_buffer);
     auto c = compiled_npu_op(r.op, r.out, arch, db);
     for (const Halide::ImageParam& p : c->pipeline.inputs) {
@@ -139,8 +148,8 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
     env["tile_k"] = knob(r, "tile_k", t.k);
     a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
     a.dtype = Dtype::int8;
-    a.shape = {{"M", M}, {"K", K}, {"N", N}, {"tile_m", env["tile_m"]}, {"tile_n", env["tile_n"]},
-               {"tile_k", env["tile_k"]}, {"double_buffer", db}};
+    a.shape = {{"M", M}, {"K", K}, {"N", N}};
+    a.schedule = {{"tile_m", env["tile_m"]}, {"tile_n", env["tile_n"]}, {"tile_k", env["tile_k"]}, {"double_buffer", db}};
   } else {
     const int64_t rows = dim(r, "rows"), hidden = dim(r, "hidden");
     const int64_t esize = dtype == "float32" ? 4 : 2;
@@ -153,7 +162,8 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
     env["tile_rows"] = knob(r, "tile_rows", t.rows);
     a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
     a.dtype = esize == 4 ? Dtype::fp32 : Dtype::fp16;
-    a.shape = {{"rows", rows}, {"hidden", hidden}, {"tile_rows", env["tile_rows"]}, {"double_buffer", db}};
+    a.shape = {{"rows", rows}, {"hidden", hidden}};
+    a.schedule = {{"tile_rows", env["tile_rows"]}, {"double_buffer", db}};
   }
   return a;
 }

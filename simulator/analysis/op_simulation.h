@@ -47,6 +47,9 @@ struct CompiledNpuOp {
 };
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const std::string& op, const std::string& variant, const ArchSpec& arch,
                                                bool double_buffer);
+// Bytes of one output element of int8_gemm's output stage `out` (int32, int8, ...).
+int64_t gemm_out_bytes(const std::string& out);
+
 // How many variants were lowered so far (tests check the cache).
 int64_t npu_lowerings();
 

@@ -11,6 +11,38 @@ nlohmann::json violation_to_json(const Violation& v) {
           {"severity", to_string(v.severity)}};
 }
 
+// What the lowering pass found: the facts every number above is computed from.
+nlohmann::json analysis_to_json(const OpAnalysis& a) {
+  nlohmann::json loops = nlohmann::json::array(), allocs = nlohmann::json::array(),
+                 transfers = nlohmann::json::array(), matrix = nlohmann::json::array(),
+                 vector = nlohmann::json::array();
+  for (const LoopInfo& l : a.loops)
+    loops.push_back({{"name", l.name}, {"min", l.min}, {"extent", l.extent}, {"depth", l.depth}, {"parallel", l.parallel}});
+  for (const Allocation& al : a.allocations) {
+    std::vector<std::string> readers;
+    for (Unit u : al.readers) readers.push_back(to_string(u));
+    allocs.push_back({{"func", al.func}, {"buffer", al.buffer}, {"loop", al.loop}, {"bytes", al.bytes},
+                      {"double_buffered", al.double_buffered}, {"readers", readers}});
+  }
+  for (const Transfer& t : a.transfers)
+    transfers.push_back({{"func", t.func}, {"tensor", t.tensor}, {"buffer", t.buffer}, {"loop", t.loop},
+                         {"direction", t.direction == Direction::in ? "in" : "out"}, {"count", t.count},
+                         {"rows", t.rows}, {"row_bytes", t.row_bytes}, {"stride_bytes", t.stride_bytes},
+                         {"base_alignment", t.base_alignment}, {"double_buffered", t.double_buffered}});
+  for (const MatrixWork& w : a.matrix)
+    matrix.push_back({{"func", w.func}, {"dtype", to_string(w.dtype)}, {"count", w.count}, {"m", w.m}, {"n", w.n},
+                      {"k", w.k}, {"useful_macs", w.useful_macs}});
+  for (const VectorWork& v : a.vector) {
+    nlohmann::json ops = nlohmann::json::object();
+    for (const auto& [cls, n] : v.ops) ops[to_string(cls)] = n;
+    vector.push_back({{"func", v.func}, {"buffer", v.buffer}, {"dtype", to_string(v.dtype)}, {"lanes", v.lanes},
+                      {"elements", v.elements}, {"ops", ops}, {"access_alignment", v.access_alignment}});
+  }
+  return {{"tile_loop", a.tile_loop}, {"tiles", a.tiles}, {"parallel_extent", a.parallel_extent},
+          {"loops", loops}, {"allocations", allocs}, {"transfers", transfers}, {"matrix", matrix},
+          {"vector", vector}};
+}
+
 nlohmann::json to_json(const SimResult& s) {
   const CostReport& c = s.cost;
   nlohmann::json units = nlohmann::json::object();
@@ -22,9 +54,13 @@ nlohmann::json to_json(const SimResult& s) {
   const int64_t errors = count_errors(s.violations);
   nlohmann::json shape = nlohmann::json::object();
   for (const auto& [name, v] : s.analysis.shape) shape[name] = v;
+  nlohmann::json schedule = nlohmann::json::object();
+  for (const auto& [name, v] : s.analysis.schedule) schedule[name] = v;
   return {
       {"op", s.analysis.op},
       {"shape", shape},
+      {"schedule", schedule},
+      {"dtype", to_string(s.analysis.dtype)},
       {"arch", s.arch.name},
       {"total_cycles", c.total_cycles},
       {"time_us", c.time_us},
@@ -56,6 +92,7 @@ nlohmann::json to_json(const SimResult& s) {
       {"errors", errors},
       {"warnings", static_cast<int64_t>(s.violations.size()) - errors},
       {"violations", violations},
+      {"analysis", analysis_to_json(s.analysis)},
   };
 }
 

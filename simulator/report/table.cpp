@@ -60,7 +60,12 @@ std::string format_shape(const OpAnalysis& a) {
 std::string format_table(const SimResult& s) {
   const CostReport& c = s.cost;
   std::ostringstream o;
-  o << "op          " << s.analysis.op << " (" << format_shape(s.analysis) << ")\n";
+  o << "op          " << s.analysis.op << " " << to_string(s.analysis.dtype) << " (" << format_shape(s.analysis) << ")\n";
+  if (!s.analysis.schedule.empty()) {
+    o << "schedule   ";
+    for (const auto& [name, v] : s.analysis.schedule) o << " " << name << "=" << v;
+    o << "\n";
+  }
   o << "arch        " << s.arch.name << " (" << s.arch.cores << (s.arch.cores == 1 ? " core" : " cores") << ", "
     << fixed(s.arch.clock_ghz, 2) << " GHz)\n";
   o << "cycles      " << grouped(c.total_cycles) << " = " << fixed(c.time_us, 3) << " us on " << c.cores_used << " of "
@@ -96,8 +101,8 @@ std::string format_table(const SimResult& s) {
 }
 
 std::string format_summary_header() {
-  return pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " + pad("bound", 10) +
-         pad("busiest unit", 20) + "violations";
+  return pad("op", 16) + pad("dtype", 8) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " + pad("bound", 10) +
+         pad("busiest unit", 20) + "violations\n";
 }
 
 std::string format_summary_row(const SimResult& s) {
@@ -105,10 +110,10 @@ std::string format_summary_row(const SimResult& s) {
   const Pipe b = busiest(c);
   const int64_t errors = count_errors(s.violations);
   const int64_t warnings = static_cast<int64_t>(s.violations.size()) - errors;
-  return pad(s.analysis.op, 16) + pad(format_shape(s.analysis), 28) + rpad(grouped(c.total_cycles), 14) +
+  return pad(s.analysis.op, 16) + pad(to_string(s.analysis.dtype), 8) + pad(format_shape(s.analysis), 28) + rpad(grouped(c.total_cycles), 14) +
          rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
          pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + std::to_string(errors) + " E, " +
-         std::to_string(warnings) + " W";
+         std::to_string(warnings) + " W\n";
 }
 
 }  // namespace npukit::sim

@@ -246,7 +246,7 @@ class Checker {
       const DmaEngine& e = dma_engine_for(arch_, t.direction);
       const std::string what = "transfer " + (t.direction == Direction::in ? t.tensor + " -> " + t.func
                                                                              : t.func + " -> " + t.tensor);
-      const int64_t eb = element_bytes_of(t.func);
+      const int64_t eb = t.element_bytes > 0 ? t.element_bytes : element_bytes_of(t.func);
       int64_t base = t.base_alignment;
       if (transfer_runs(t) > 1) base = std::min(base, pow2_divisor(t.stride_bytes));
       if (base < e.alignment) {
@@ -309,7 +309,15 @@ class Checker {
 const char* to_string(Violation::Severity s) { return s == Violation::warning ? "warning" : "error"; }
 
 std::vector<Violation> check_rules(const OpAnalysis& analysis, const ArchSpec& arch, bool strict) {
-  std::vector<Violation> out = Checker(analysis, arch).run();
+  std::vector<Violation> all = Checker(analysis, arch).run();
+  // Tiles of several shapes (full ones and the tails) often break a rule the same way.
+  std::vector<Violation> out;
+  for (Violation& v : all) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const Violation& o) {
+      return o.rule == v.rule && o.func == v.func && o.loop == v.loop && o.message == v.message;
+    });
+    if (!seen) out.push_back(std::move(v));
+  }
   if (strict)
     for (Violation& v : out) v.severity = Violation::error;
   return out;
