@@ -1,0 +1,85 @@
+"""`npukit sim` and the npu-sim target as a user drives them: reports (JSON keys, a trace
+Perfetto can open, a well-formed SVG), exit codes (--strict, bad input), arch files, and
+an npu-sim run that agrees with the CPU kernel.
+
+Usage: /usr/bin/python3 sim_cli_check.py PATH/TO/npukit
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+
+def run(npukit, *args):
+    p = subprocess.run([npukit, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    npukit = sys.argv[1]
+    checks = []
+    with tempfile.TemporaryDirectory() as d:
+        trace, svg = os.path.join(d, "t.json"), os.path.join(d, "r.svg")
+        rc, out, err = run(npukit, "sim", "--arch", "edge-6tops", "--op", "int8_gemm", "--shape", "M=1,K=4096,N=4096",
+                           "--format", "json", "--trace", trace, "--roofline", svg)
+        checks.append(("sim json exit 0 (warnings only)", rc == 0))
+        rep = json.loads(out) if rc == 0 else {}
+        keys = {"total_cycles", "time_us", "units", "bound", "dram_bytes", "macs", "violations"}
+        checks.append(("json has the issue's keys", keys <= rep.keys()))
+        units = rep.get("units", {})
+        checks.append(("units matrix/vector/dma_in/dma_out/sync with busy_cycles",
+                       all("busy_cycles" in units.get(u, {}) for u in ["matrix", "vector", "dma_in", "dma_out", "sync"])))
+        checks.append(("GEMV is bandwidth bound", rep.get("bound") == "bandwidth"))
+        vkeys = {"rule", "op", "func", "loop", "value", "limit", "message", "suggestion"}
+        checks.append(("violations carry rule/op/func/loop/value/limit/message/suggestion",
+                       rep.get("violations") and all(vkeys <= v.keys() for v in rep["violations"])))
+        events = json.load(open(trace))["traceEvents"] if os.path.exists(trace) else []
+        names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+        checks.append(("trace: one named track per unit", {"matrix", "vector", "dma_in", "dma_out", "sync"} <= names))
+        checks.append(("trace: complete events", any(e.get("ph") == "X" for e in events)))
+        root = ET.parse(svg).getroot() if os.path.exists(svg) else None
+        checks.append(("roofline is an <svg>", root is not None and root.tag.endswith("svg")))
+
+        rc, out, err = run(npukit, "sim", "--op", "int8_gemm", "--shape", "M=1,K=4096,N=4096", "--strict")
+        checks.append(("--strict turns padding warnings into errors: exit 1", rc == 1 and "error [matrix_tile]" in out))
+        rc, out, err = run(npukit, "sim", "--op", "int8_gemm", "--shape", "M=1,K=x")
+        checks.append(("bad --shape: exit 2 naming it", rc == 2 and "--shape K=x" in err))
+        rc, out, err = run(npukit, "sim", "--arch", "nope", "--op", "rms_norm")
+        checks.append(("unknown preset: exit 2 listing presets", rc == 2 and "edge-6tops" in err))
+        bad = os.path.join(d, "bad.yaml")
+        open(bad, "w").write(open(os.path.join(os.path.dirname(__file__), "..", "simulator", "arch", "presets",
+                                               "edge-6tops.yaml")).read().replace("alignment: 32, banks: 8", "alignment: 24, banks: 8"))
+        rc, out, err = run(npukit, "sim", "--arch", bad, "--op", "rms_norm", "--shape", "rows=4,hidden=64")
+        checks.append(("malformed arch file: exit 2 naming key and rule",
+                       rc == 2 and "buffers[0].alignment = 24" in err and "power of two" in err))
+        rc, out, err = run(npukit, "sim")
+        checks.append(("summary table of every simulated op", rc == 0 and "int8_gemm" in out and "rms_norm" in out))
+
+        rng = np.random.default_rng(7)
+        np.save(os.path.join(d, "a.npy"), rng.integers(-128, 128, (3, 100), dtype=np.int8))
+        np.save(os.path.join(d, "w.npy"), rng.integers(-128, 128, (70, 100), dtype=np.int8))
+        outs = {}
+        for target in ["cpu", "npu-sim:vta-default", "npu-sim:gemmini-default"]:
+            y = os.path.join(d, target.replace(":", "_") + ".npy")
+            rc, out, err = run(npukit, "run", "--op", "int8_gemm", "--target", target, "--in",
+                               "a=" + os.path.join(d, "a.npy"), "--in", "w=" + os.path.join(d, "w.npy"), "--out", "y=" + y)
+            outs[target] = np.load(y) if rc == 0 else None
+        want = np.load(os.path.join(d, "a.npy")).astype(np.int64) @ np.load(os.path.join(d, "w.npy")).astype(np.int64).T
+        checks.append(("npu-sim runs agree with numpy and cpu",
+                       all(o is not None and np.array_equal(o, want) for o in outs.values())))
+        rc, out, err = run(npukit, "gate", "--op", "rope", "--target", "npu-sim:edge-6tops", "--class", "normal")
+        checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
+                       "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
+    for name, ok in checks:
+        print(("ok   " if ok else "FAIL ") + name)
+    failed = sum(not ok for _, ok in checks)
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
