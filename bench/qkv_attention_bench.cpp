@@ -17,7 +17,8 @@
 namespace npukit::bench {
 namespace {
 
-void BM_qkv_attention_decode(benchmark::State& state, DType dtype) {
+// T new tokens at S − T ... S − 1 (decode: T = 1).
+void run_layer(benchmark::State& state, DType dtype, int64_t T) {
   const int64_t S = state.range(0), D = 4096, Hq = 32, Hkv = 8, Dh = 128;
   const int64_t rows = (Hq + 2 * Hkv) * Dh;
   const size_t es = dtype_size(dtype);
@@ -31,21 +32,28 @@ void BM_qkv_attention_decode(benchmark::State& state, DType dtype) {
   for (ColdArena* a : {&ks, &vs}) {
     for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), cache_bytes, 0x2c);
   }
-  std::vector<uint8_t> x(D * es, 0x30), y(D * es);
-  std::map<std::string, TensorView> t = {{"x", {x.data(), dtype, {1, D}, {}}},
+  std::vector<uint8_t> x(T * D * es, 0x30), y(T * D * es);
+  std::map<std::string, TensorView> t = {{"x", {x.data(), dtype, {T, D}, {}}},
                                          {"w_qkv", {wq.slot(0), dtype, {rows, D}, {}}},
                                          {"w_o", {wo.slot(0), dtype, {D, Hq * Dh}, {}}},
                                          {"k_cache", {ks.slot(0), dtype, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), dtype, {Hkv, S, Dh}, {}}},
-                                         {"y", {y.data(), dtype, {1, D}, {}}}};
+                                         {"y", {y.data(), dtype, {T, D}, {}}}};
   const std::map<std::string, std::string> params = {
-      {"pos", std::to_string(S - 1)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
+      {"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
       {"theta", "10000"},             {"style", "half"}};
   Call call = bind_call(find_op("qkv_attention"), "cpu", t, params);
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   const double median = time_cold_calls(state, call, {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}});
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
+  // Projection FLOPs (2·T·D·(rows + Hq·Dh)) per second: the figure that matters once T > 1.
+  state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;
 }
+
+void BM_qkv_attention_decode(benchmark::State& state, DType dtype) { run_layer(state, dtype, 1); }
+
+// A chunk of 64 tokens (prefill or speculative verification): the projections become GEMMs.
+void BM_qkv_attention_chunk64(benchmark::State& state, DType dtype) { run_layer(state, dtype, 64); }
 
 BENCHMARK_CAPTURE(BM_qkv_attention_decode, f16, DType::float16)
     ->ArgName("S")
@@ -61,6 +69,11 @@ BENCHMARK_CAPTURE(BM_qkv_attention_decode, f32, DType::float32)
     ->Arg(2048)
     ->Arg(8192)
     ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f16, DType::float16)
+    ->ArgName("S")
+    ->Arg(2048)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
