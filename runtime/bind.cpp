@@ -98,11 +98,12 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
   Bound b;
   std::map<std::string, std::string> bound_by;
   for (const TensorSpec& s : op.tensors) {
-    if (s.role != TensorSpec::Role::input) continue;
+    if (!s.read()) continue;
     auto it = tensors.find(s.name);
     if (it == tensors.end()) {
       if (s.optional) continue;
-      fail(Errc::invalid_argument, op.name + ": missing input tensor '" + s.name + "'");
+      fail(Errc::invalid_argument, op.name + ": missing " + (s.written() ? "in/out" : "input") + " tensor '" +
+                                       s.name + "'");
     }
     bind_tensor(op, s, it->second, b.dims, bound_by);
   }
@@ -157,6 +158,10 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
   Bound b = bind_inputs(op, inputs, params);
   std::map<std::string, OutputInfo> out;
   for (const TensorSpec& s : op.tensors) {
+    if (s.role == TensorSpec::Role::inout && inputs.count(s.name)) {
+      const TensorView& t = inputs.at(s.name);
+      out[s.name] = OutputInfo{t.dtype, t.shape, true};
+    }
     if (s.role != TensorSpec::Role::output) continue;
     OutputInfo info{output_dtype(s, inputs, b.params), {}};
     for (const std::string& d : s.dims) {
@@ -204,9 +209,20 @@ Call bind_call(const OpSpec& op, const std::string& target,
                                        std::string(dtype_name(want)));
     }
     for (const TensorSpec& in : op.tensors) {
-      if (in.role == TensorSpec::Role::input && tensors.count(in.name) && overlaps(it->second, tensors.at(in.name))) {
+      if (in.read() && tensors.count(in.name) && overlaps(it->second, tensors.at(in.name))) {
         fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps input " + in.name +
                                          "; npukit does not compute in place");
+      }
+    }
+  }
+  // An inout tensor is written while the others are read: it must share memory with none.
+  for (const TensorSpec& s : op.tensors) {
+    if (s.role != TensorSpec::Role::inout || !tensors.count(s.name)) continue;
+    for (const TensorSpec& other : op.tensors) {
+      if (other.name == s.name || !other.read() || !tensors.count(other.name)) continue;
+      if (overlaps(tensors.at(s.name), tensors.at(other.name))) {
+        fail(Errc::invalid_argument, op.name + ": in/out tensor " + s.name + " overlaps " + other.name +
+                                         "; it is updated in place, so it must have memory of its own");
       }
     }
   }

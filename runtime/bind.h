@@ -12,10 +12,12 @@ namespace npukit {
 struct OutputInfo {
   DType dtype;
   std::vector<int64_t> shape;
+  bool in_place = false;  // an inout tensor: the caller's input is updated, nothing to allocate
 };
 
 // Checks the inputs (presence, null data, rank, dtype, contiguity, consistent named
-// dimensions, parameters) and returns the dtype and shape each output must have.
+// dimensions, parameters) and returns the dtype and shape each output must have, and
+// each inout tensor (in_place) as the caller passed it.
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
                                                 const std::map<std::string, TensorView>& inputs,
                                                 const std::map<std::string, std::string>& params);

@@ -19,7 +19,10 @@
 namespace npukit {
 
 struct TensorSpec {
-  enum class Role { input, output };
+  // inout: read and updated in place (a KV cache). The caller passes it once, as an input;
+  // it is validated like an input, must not overlap any other tensor, and is reported by
+  // infer_outputs (in_place) so that tools can save it and the gate can check it.
+  enum class Role { input, output, inout };
   TensorSpec(std::string name_, Role role_, std::vector<std::string> dims_, std::vector<DType> dtypes_,
              std::string same_dtype_as_ = "")
       : name(std::move(name_)), role(role_), dims(std::move(dims_)), dtypes(std::move(dtypes_)),
@@ -32,6 +35,9 @@ struct TensorSpec {
   std::string same_dtype_as;      // another tensor whose dtype this one must share
   bool optional = false;          // an input the op can do without
   std::string dtype_param;        // an output whose dtype a choice parameter names ("out")
+
+  bool read() const { return role != Role::output; }      // the caller passes it with the inputs
+  bool written() const { return role != Role::input; }    // the kernel writes it
 };
 
 struct OpSpec;
@@ -57,7 +63,8 @@ struct GateHooks {
   std::vector<DType> dtypes;  // storage types the gate covers
   // The cases of one input class for one dtype (golden/<op>_cases.cpp).
   std::function<std::vector<golden::Case>(std::string_view input_class, DType)> cases;
-  // Expected outputs in double, before rounding to the output dtype, keyed by output name.
+  // Expected outputs in double, before rounding to the output dtype, keyed by output name;
+  // inout tensors too, with their contents after the call.
   std::function<std::map<std::string, std::vector<double>>(const golden::Case&)> reference;
   // The tolerance of one output of one case: the case is there for ops whose error bound
   // scales with the inputs' magnitude rather than the output's.

@@ -9,7 +9,8 @@
 namespace npukit {
 
 const std::vector<const OpSpec*>& all_ops() {
-  static const std::vector<const OpSpec*> ops = {&rms_norm_spec(), &rope_spec(), &int8_gemm_spec(), &attention_spec()};
+  static const std::vector<const OpSpec*> ops = {&rms_norm_spec(), &rope_spec(), &int8_gemm_spec(), &attention_spec(),
+                                                     &qkv_attention_spec()};
   return ops;
 }
 

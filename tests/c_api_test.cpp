@@ -35,6 +35,32 @@ TEST(CApi, RunsRmsNormOnDlpackTensors) {
   EXPECT_STREQ(npukit_last_error(), "");
 }
 
+// In/out tensors: the KV caches of qkv_attention are passed once and updated in place;
+// only the new position changes, and an out-of-range position writes nothing.
+TEST(CApi, UpdatesInOutCachesInPlace) {
+  const int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, pos = 3;
+  std::vector<float> x(D, 0.5f), wqkv((Hq + 2 * Hkv) * Dh * D), wo(D * Hq * Dh, 0.1f), k(Hkv * S * Dh, 7.0f),
+      v(Hkv * S * Dh, 9.0f), y(D, -1.0f);
+  for (size_t i = 0; i < wqkv.size(); ++i) wqkv[i] = 0.01f * static_cast<float>(i % 13);
+  std::vector<int64_t> xs{1, D}, wqs{(Hq + 2 * Hkv) * Dh, D}, wos{D, Hq * Dh}, cs{Hkv, S, Dh};
+  DLTensor tx = f32_tensor(x.data(), xs), twq = f32_tensor(wqkv.data(), wqs), two = f32_tensor(wo.data(), wos),
+           tk = f32_tensor(k.data(), cs), tv = f32_tensor(v.data(), cs), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x", &tx}, {"w_qkv", &twq}, {"w_o", &two}, {"k_cache", &tk}, {"v_cache", &tv}, {"y", &ty}};
+  const npukit_param bad[] = {{"pos", "6"}};
+  EXPECT_EQ(npukit_run("qkv_attention", "cpu", tensors, 6, bad, 1), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("pos = 6 with T = 1"), std::string::npos) << npukit_last_error();
+  for (float f : k) EXPECT_EQ(f, 7.0f);
+  const npukit_param params[] = {{"pos", "3"}, {"style", "interleaved"}};
+  ASSERT_EQ(npukit_run("qkv_attention", "cpu", tensors, 6, params, 2), NPUKIT_OK) << npukit_last_error();
+  for (int64_t s = 0; s < S; ++s) {
+    for (int64_t d = 0; d < Dh; ++d) {
+      EXPECT_EQ(k[s * Dh + d] != 7.0f, s == pos) << "k s=" << s;
+      EXPECT_EQ(v[s * Dh + d] != 9.0f, s == pos) << "v s=" << s;
+    }
+  }
+  for (float f : y) EXPECT_TRUE(std::isfinite(f) && f != -1.0f);
+}
+
 TEST(CApi, ErrorsAreStatusesWithMessages) {
   std::vector<float> x(16), w(7), y(16);
   std::vector<int64_t> xs{2, 8}, ws{7};

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -83,6 +84,35 @@ TEST(Gate, WritingAnInputIsCaught) {
   ASSERT_FALSE(r.empty());
   EXPECT_TRUE(r[0].guard_corrupted);
   EXPECT_NE(r[0].error.find("input x was modified"), std::string::npos);
+}
+
+// In/out tensors (qkv_attention's KV caches) are checked against the golden's updated
+// copy: a kernel that leaves a cache as it was, or writes past its new rows, fails.
+TEST(Gate, InOutTensorsAreCheckedAfterTheUpdate) {
+  const OpSpec& real = qkv_attention_spec();
+  EXPECT_EQ(gate_run(real, false, "boundary").front().status, golden::Status::pass);
+  OpSpec stale = real;
+  stale.kernels["cpu"] = [&real](const Call& c) {
+    const TensorView& k = c.tensor("k_cache");
+    const size_t bytes = static_cast<size_t>(k.numel()) * dtype_size(k.dtype);
+    std::vector<char> old(static_cast<const char*>(k.data), static_cast<const char*>(k.data) + bytes);
+    real.kernels.at("cpu")(c);
+    std::memcpy(k.data, old.data(), bytes);  // the new k rows never reach the cache
+  };
+  bool failed_on_k = false;
+  for (const auto& r : gate_run(stale, false, "normal")) {
+    failed_on_k = failed_on_k || (r.status == golden::Status::fail && r.summary.rfind("k_cache:", 0) == 0);
+  }
+  EXPECT_TRUE(failed_on_k);
+  OpSpec overrun = real;
+  overrun.kernels["cpu"] = [&real](const Call& c) {
+    real.kernels.at("cpu")(c);
+    const TensorView& v = c.tensor("v_cache");
+    static_cast<char*>(v.data)[v.numel() * dtype_size(v.dtype)] ^= 1;  // one byte past the end
+  };
+  const auto r = gate_run(overrun, false, "normal");
+  EXPECT_TRUE(r.front().guard_corrupted) << r.front().error;
+  EXPECT_NE(r.front().error.find("in/out v_cache"), std::string::npos) << r.front().error;
 }
 
 TEST(Gate, CrashingKernelIsIsolatedAndReported) {

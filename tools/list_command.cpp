@@ -26,7 +26,8 @@ int list(const std::string& only) {
     for (const TensorSpec& t : op->tensors) {
       std::vector<std::string> dtypes;
       for (DType d : t.dtypes) dtypes.emplace_back(dtype_name(d));
-      std::cout << "  " << (t.role == TensorSpec::Role::input ? "in  " : "out ") << t.name << " ("
+      const char* role = t.role == TensorSpec::Role::input ? "in  " : t.role == TensorSpec::Role::output ? "out " : "in/out ";
+      std::cout << "  " << role << t.name << " ("
                 << join(t.dims) << ") " << join(dtypes, "|")
                 << (t.same_dtype_as.empty() ? "" : ", same dtype as " + t.same_dtype_as) << '\n';
     }

@@ -38,11 +38,11 @@ int run_op(const RunArgs& a) {
   for (const std::string& in : a.ins) {
     auto [name, path] = split_assignment(in, "--in");
     bool is_input = false;
-    for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.role == TensorSpec::Role::input);
+    for (const TensorSpec& s : op.tensors) is_input = is_input || (s.name == name && s.read());
     if (!is_input) {
       std::vector<std::string> inputs;
       for (const TensorSpec& s : op.tensors) {
-        if (s.role == TensorSpec::Role::input) inputs.push_back(s.name);
+        if (s.read()) inputs.push_back(s.name);
       }
       fail(Errc::invalid_argument,
            "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + join_names(inputs) + ")");
@@ -68,10 +68,18 @@ int run_op(const RunArgs& a) {
       fail(Errc::invalid_argument, "--out " + name + "=" + path + ": " + op.name + " has no output '" + name + "' (outputs: " + list + ")");
     }
   }
-  std::map<std::string, npy::NpyArray> outputs;
+  // An in/out tensor (a KV cache) is updated in the array --in read; --out NAME=FILE saves
+  // it afterwards and may be left out.
+  std::map<std::string, npy::NpyArray*> outputs;
+  std::map<std::string, npy::NpyArray> allocated;
   for (const auto& [name, info] : infos) {
+    if (info.in_place) {
+      outputs[name] = &arrays.at(name);
+      continue;
+    }
     if (!out_paths.count(name)) fail(Errc::invalid_argument, op.name + ": missing --out " + name + "=FILE.npy");
-    npy::NpyArray& arr = outputs[name];
+    npy::NpyArray& arr = allocated[name];
+    outputs[name] = &arr;
     arr.dtype = info.dtype;
     arr.shape = info.shape;
     arr.bytes.assign(static_cast<size_t>(arr.size()) * dtype_size(info.dtype), 0);
@@ -80,7 +88,7 @@ int run_op(const RunArgs& a) {
   run_call(bind_call(op, a.target, tensors, params));
   for (const auto& [name, path] : out_paths) {
     try {
-      npy::write(path, outputs.at(name));
+      npy::write(path, *outputs.at(name));
     } catch (const std::exception& e) {
       fail(Errc::invalid_argument, "--out " + name + "=" + e.what());
     }

@@ -50,16 +50,18 @@ int severity(golden::Status s) {
   return 4;
 }
 
+// `written` holds every tensor the kernel wrote: outputs and in/out tensors alike.
 void check_outputs(const OpSpec& op, const golden::Case& c,
-                   const std::map<std::string, golden::GuardedBuffer>& out_buffers,
+                   const std::map<std::string, const golden::GuardedBuffer*>& written,
                    const std::map<std::string, OutputInfo>& out_info, CaseResult& r) {
   const auto expected = op.gate.reference(c);
   r.status = golden::Status::pass;
   for (const auto& [name, info] : out_info) {
-    const int64_t n = static_cast<int64_t>(out_buffers.at(name).bytes() / dtype_size(info.dtype));
+    const golden::GuardedBuffer& buf = *written.at(name);
+    const int64_t n = static_cast<int64_t>(buf.bytes() / dtype_size(info.dtype));
     std::vector<double> want = expected.at(name);
     for (double& v : want) v = golden::round_to_dtype(v, info.dtype);
-    const std::vector<double> got = decode(out_buffers.at(name).data(), info.dtype, n);
+    const std::vector<double> got = decode(buf.data(), info.dtype, n);
     OutputResult o;
     o.name = name;
     o.dtype = std::string(dtype_name(info.dtype));
@@ -94,20 +96,30 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
       tensors[name] = TensorView{buf.data(), arr.dtype, arr.shape, {}};
     }
     const auto out_info = infer_outputs(*g.op, tensors, c.params);
+    std::map<std::string, const golden::GuardedBuffer*> written;
     for (const auto& [name, info] : out_info) {
+      if (info.in_place) {  // an in/out tensor: its input buffer is the one to check
+        written[name] = &in_buffers.at(name);
+        continue;
+      }
       int64_t n = 1;
       for (int64_t d : info.shape) n *= d;
       auto& buf = out_buffers.emplace(name, golden::GuardedBuffer(n * dtype_size(info.dtype))).first->second;
       tensors[name] = TensorView{buf.data(), info.dtype, info.shape, {}};
+      written[name] = &buf;
     }
     std::map<std::string, uint64_t> input_hash;
     for (const auto& [name, buf] : in_buffers) input_hash[name] = fnv1a(buf.data(), buf.bytes());
+    const auto updated = [&](const std::string& name) { return out_info.count(name) && out_info.at(name).in_place; };
 
     const Call call = bind_call(*g.op, g.target, tensors, c.params);
     run_call(call);
 
     for (const auto& [name, buf] : in_buffers) {
-      if (!buf.intact() || fnv1a(buf.data(), buf.bytes()) != input_hash[name]) {
+      if (!buf.intact()) {
+        r.guard_corrupted = true;
+        r.error += (updated(name) ? "in/out " : "input ") + name + ": " + buf.corruption_report() + ". ";
+      } else if (!updated(name) && fnv1a(buf.data(), buf.bytes()) != input_hash[name]) {
         r.guard_corrupted = true;
         r.error += "input " + name + " was modified by the kernel. ";
       }
@@ -123,7 +135,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
       r.metric = "guard";
       r.summary = "write outside the tensor";
     } else {
-      check_outputs(*g.op, c, out_buffers, out_info, r);
+      check_outputs(*g.op, c, written, out_info, r);
     }
   } catch (const Error& e) {
     r.status = e.code() == Errc::unsupported ? golden::Status::unsupported : golden::Status::fail;

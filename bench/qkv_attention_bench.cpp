@@ -1,0 +1,83 @@
+// The fused qkv_attention op, decode (T = 1): D = 4096, Hq = 32, Hkv = 8, Dh = 128, fp16
+// (and, for the comparison with torch 1.13, which has no fp16 matmul on CPU, fp32)
+// activations, weights and cache, at cache lengths S (the new token at S − 1, so every
+// position is live). Weights and caches rotate through cold arenas, as in a decode loop
+// where each layer's weights and cache were last touched a whole forward pass ago. Reports
+// the time, the GB/s of weight + KV bytes read, and the ratio to the in-run copy anchor.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "bench/copy_anchor.h"
+#include "bench/timed_calls.h"
+#include "runtime/bind.h"
+#include "runtime/registry.h"
+
+namespace npukit::bench {
+namespace {
+
+// T new tokens at S − T ... S − 1 (decode: T = 1).
+void run_layer(benchmark::State& state, DType dtype, int64_t T) {
+  const int64_t S = state.range(0), D = 4096, Hq = 32, Hkv = 8, Dh = 128;
+  const int64_t rows = (Hq + 2 * Hkv) * Dh;
+  const size_t es = dtype_size(dtype);
+  const size_t wqkv_bytes = size_t(rows) * D * es, wo_bytes = size_t(D) * Hq * Dh * es;
+  const size_t cache_bytes = size_t(Hkv) * S * Dh * es;  // one of k, v
+  ColdArena wq(wqkv_bytes), wo(wo_bytes), ks(cache_bytes), vs(cache_bytes);
+  // Bytes of 0x2c: fp16 0x2c2c ≈ 0.068, fp32 0x2c2c2c2c ≈ 2.4e-12: finite, no denormals.
+  for (ColdArena* a : {&wq, &wo}) {
+    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), a == &wq ? wqkv_bytes : wo_bytes, 0x2c);
+  }
+  for (ColdArena* a : {&ks, &vs}) {
+    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), cache_bytes, 0x2c);
+  }
+  std::vector<uint8_t> x(T * D * es, 0x30), y(T * D * es);
+  std::map<std::string, TensorView> t = {{"x", {x.data(), dtype, {T, D}, {}}},
+                                         {"w_qkv", {wq.slot(0), dtype, {rows, D}, {}}},
+                                         {"w_o", {wo.slot(0), dtype, {D, Hq * Dh}, {}}},
+                                         {"k_cache", {ks.slot(0), dtype, {Hkv, S, Dh}, {}}},
+                                         {"v_cache", {vs.slot(0), dtype, {Hkv, S, Dh}, {}}},
+                                         {"y", {y.data(), dtype, {T, D}, {}}}};
+  const std::map<std::string, std::string> params = {
+      {"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
+      {"theta", "10000"},             {"style", "half"}};
+  Call call = bind_call(find_op("qkv_attention"), "cpu", t, params);
+  const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
+  const double median = time_cold_calls(state, call, {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}});
+  set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
+  // Projection FLOPs (2·T·D·(rows + Hq·Dh)) per second: the figure that matters once T > 1.
+  state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;
+}
+
+void BM_qkv_attention_decode(benchmark::State& state, DType dtype) { run_layer(state, dtype, 1); }
+
+// A chunk of 64 tokens (prefill or speculative verification): the projections become GEMMs.
+void BM_qkv_attention_chunk64(benchmark::State& state, DType dtype) { run_layer(state, dtype, 64); }
+
+BENCHMARK_CAPTURE(BM_qkv_attention_decode, f16, DType::float16)
+    ->ArgName("S")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_decode, f32, DType::float32)
+    ->ArgName("S")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f16, DType::float16)
+    ->ArgName("S")
+    ->Arg(2048)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace npukit::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,90 @@
+// The Generators of the fused qkv_attention op's projections: `npukit_qkv_rope` (x · w_qkvᵀ,
+// RoPE of q and k, k and v written into the cache) and `npukit_linear` (the output
+// projection). Storage types come from the `*.type` generator params.
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/qkv_attention.h"
+#include "schedules/cpu/qkv_attention.h"
+
+namespace npukit {
+namespace {
+
+class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
+ public:
+  Input<Halide::Buffer<void, 2>> x{"x"};  // (D, T)
+  Input<Halide::Buffer<void, 2>> w{"w"};  // (D, (Hq + 2·Hkv)·Dh)
+  Input<int32_t> heads{"heads"};
+  Input<int32_t> head_dim{"head_dim"};
+  Input<int32_t> kv_heads{"kv_heads"};
+  Input<int32_t> pos{"pos"};
+  Input<double> theta{"theta"};
+  Input<bool> interleaved{"interleaved"};  // RoPE pairs (2i, 2i+1); else (i, i + Dh/2)
+  Output<Halide::Buffer<float, 3>> q{"q"};      // (Dh, Hq, T), rotated
+  // (Dh, T, Hkv): views of the caches at positions pos ... pos+T−1 (strided: S_max·Dh
+  // between kv heads), so the new rows are stored in place.
+  Output<Halide::Buffer<void, 3>> k_new{"k_new"};
+  Output<Halide::Buffer<void, 3>> v_new{"v_new"};
+
+  void generate() {
+    using namespace Halide;
+    const Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    for (int i = 0; i < 2; ++i) {
+      x.dim(i).set_min(0);
+      w.dim(i).set_min(0);
+    }
+    Expr D = x.dim(0).extent();
+    Var c, r, d, h, t;
+    Func xf("xf"), wf("wf");
+    xf(c, t) = ops::widen_to_f32(x(c, t), target);
+    wf(c, r) = ops::widen_to_f32(w(c, r), target);
+    ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved,
+                                          schedules::cpu::linear_lanes(target));
+    Func qo("q_out"), ko("k_out"), vo("v_out");
+    qo(d, h, t) = a.q(d, h, t);
+    ko(d, t, h) = ops::narrow_from_f32(a.k(d, h, t), k_new.type(), target);
+    vo(d, t, h) = ops::narrow_from_f32(a.v(d, h, t), v_new.type(), target);
+    q = qo;
+    k_new = ko;
+    v_new = vo;
+    for (int i = 0; i < 3; ++i) {
+      q.dim(i).set_min(0);
+      k_new.dim(i).set_min(0);
+      v_new.dim(i).set_min(0);
+    }
+    schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
+  }
+};
+
+class LinearGenerator : public Halide::Generator<LinearGenerator> {
+ public:
+  Input<Halide::Buffer<void, 2>> x{"x"};   // (K, T)
+  Input<Halide::Buffer<void, 2>> w{"w"};   // (K, N)
+  Output<Halide::Buffer<void, 2>> y{"y"};  // (N, T)
+
+  void generate() {
+    using namespace Halide;
+    const Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    for (int i = 0; i < 2; ++i) {
+      x.dim(i).set_min(0);
+      w.dim(i).set_min(0);
+    }
+    Var c, r, t;
+    Func xf("xf"), wf("wf");
+    xf(c, t) = ops::widen_to_f32(x(c, t), target);
+    wf(c, r) = ops::widen_to_f32(w(c, r), target);
+    ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), schedules::cpu::linear_lanes(target));
+    Func out("linear_out");
+    out(lin.n, lin.t) = ops::narrow_from_f32(lin.out(lin.n, lin.t), y.type(), target);
+    y = out;
+    for (int i = 0; i < 2; ++i) y.dim(i).set_min(0);
+    schedules::cpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::QkvRopeGenerator, npukit_qkv_rope)
+HALIDE_REGISTER_GENERATOR(npukit::LinearGenerator, npukit_linear)

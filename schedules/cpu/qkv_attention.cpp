@@ -1,0 +1,46 @@
+#include "schedules/cpu/qkv_attention.h"
+
+namespace npukit::schedules::cpu {
+
+using namespace Halide;
+
+namespace {
+// Rows per block: 8 independent accumulators cover the FMA latency (4 cycles, 2 per
+// cycle) and 8 weight streams keep the prefetchers busy.
+constexpr int kRows = 8;
+}  // namespace
+
+int linear_lanes(const Target& target) { return target.natural_vector_size<float>(); }
+
+void schedule_linear(ops::Linear& lin, Func wrapper, Expr n_rows, const Target& target) {
+  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr");
+  // ShiftInwards keeps every block exactly kRows long (the last one overlaps its neighbour
+  // and recomputes a few pure outputs), so the unrolled rows need no guard.
+  wrapper.specialize(n_rows >= kRows).split(n, no, ni, kRows, TailStrategy::ShiftInwards).reorder(ni, t, no).parallel(no);
+  lin.out.compute_at(wrapper, t);
+  lin.part.compute_at(wrapper, t).vectorize(lin.l);
+  lin.part.update()
+      .reorder(lin.l, lin.n, lin.rk)
+      .split(lin.n, nb, nr, kRows, TailStrategy::GuardWithIf)
+      .unroll(nr)
+      .vectorize(lin.l);
+  (void)target;
+}
+
+void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, Expr qkv_rows, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  a.rows.compute_root();
+  schedule_linear(a.proj, a.rows, qkv_rows, target);
+  a.angles.inv_freq.compute_root();
+  a.angles.cos_sin.compute_root();
+  for (ops::Rope* r : {&a.q_half, &a.k_half, &a.q_interleaved, &a.k_interleaved}) {
+    r->out.compute_root().vectorize(r->d, vec, TailStrategy::GuardWithIf);
+  }
+  for (ops::Rope* r : {&a.q_half, &a.k_half}) {
+    r->out.update(0).vectorize(r->r, vec, TailStrategy::GuardWithIf);
+    r->out.update(1).vectorize(r->r, vec, TailStrategy::GuardWithIf);
+  }
+  for (Func f : {q, k_new, v_new}) f.vectorize(f.args()[0], vec, TailStrategy::GuardWithIf);
+}
+
+}  // namespace npukit::schedules::cpu

@@ -1,0 +1,25 @@
+// CPU schedules of the fused qkv_attention op's projections (ops/qkv_attention.h).
+#pragma once
+
+#include "Halide.h"
+#include "ops/qkv_attention.h"
+
+namespace npukit::schedules::cpu {
+
+// The number of fp32 partial sums per row: one native vector.
+int linear_lanes(const Halide::Target& target);
+
+// The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
+// output, or a root copy). Blocks of `rows` output rows in parallel; per block and token
+// one vector of partial sums per row, the rows unrolled, so that a block streams `rows`
+// weight rows at once with independent FMA chains: for T = 1 (decode) each weight is read
+// exactly once, at memory speed. For T > 1 the block's weights (rows · K elements) stay
+// in L1/L2 while every token passes over them.
+void schedule_linear(ops::Linear& lin, Halide::Func wrapper, Halide::Expr n_rows, const Halide::Target& target);
+
+// The QKV projection (schedule_linear on the whole w_qkv), then the (cos, sin) table and the
+// rotations, small next to the weights; the three outputs vectorized along head_dim.
+void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new, Halide::Expr qkv_rows,
+                       const Halide::Target& target);
+
+}  // namespace npukit::schedules::cpu
