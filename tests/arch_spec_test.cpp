@@ -305,3 +305,29 @@ TEST(ResolveArch, ByNameByPathAndUnknown) {
 }
 
 }  // namespace
+
+namespace {
+
+// The optional keys: buffer roles for the NPU schedules, DMA directions, sync cost.
+TEST(ArchSpec, OptionalRolesDirectionsAndSync) {
+  ArchSpec plain = parse_arch_spec(kValid, "edge.yaml");
+  EXPECT_EQ(plain.roles.matrix_acc, "L0C");  // the last buffer the matrix unit reads
+  EXPECT_EQ(plain.roles.vector, "UB");
+  EXPECT_FALSE(plain.sync_cycles_given);
+  EXPECT_FALSE(plain.dma[0].direction_given);
+
+  const std::string more = kValid + "sync_cycles: 40\nroles: {matrix_a: L1, vector: UB}\n";
+  ArchSpec s = parse_arch_spec(with("{name: mte3,", "{name: mte3, direction: out,", more), "edge.yaml");
+  EXPECT_EQ(s.sync_cycles, 40);
+  EXPECT_TRUE(s.sync_cycles_given);
+  EXPECT_EQ(s.roles.matrix_a, "L1");
+  EXPECT_EQ(s.dma[1].direction, DmaDirection::out);
+
+  EXPECT_EQ(error_of(kValid + "roles: {matrix_b: L9}\n"),
+            "edge.yaml: roles.matrix_b = L9: names no buffer (buffers: L1, UB, L0C)");
+  EXPECT_EQ(error_of(with("{name: mte2,", "{name: mte2, direction: up,")),
+            "edge.yaml: dma[0].direction = up: must be both, in or out");
+  EXPECT_EQ(error_of(kValid + "sync_cycles: -1\n"), "edge.yaml: sync_cycles = -1: must not be negative");
+}
+
+}  // namespace

@@ -5,6 +5,7 @@
 
 #include "ops/float_convert.h"
 #include "ops/int8_gemm.h"
+#include "simulator/cost/transfer_model.h"
 
 namespace npukit::schedules::npu {
 
@@ -59,7 +60,7 @@ GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int
   // Output tile rows must be whole DMA units too: step N by the unit's n0 until a row of
   // the tile is a multiple of the store engine's alignment.
   if (!arch.dma.empty()) {
-    const int64_t align = arch.dma.size() > 1 ? arch.dma[1].alignment : arch.dma[0].alignment;
+    const int64_t align = sim::dma_engine_for(arch, sim::Direction::out).alignment;
     const int64_t step = g.n;
     while ((g.n * out_bytes) % align != 0 && g.n < 64 * step) g.n += step;
   }

@@ -29,6 +29,8 @@ const std::vector<std::pair<Dtype, const char*>> kDtypes = {
     {Dtype::fp32, "fp32"}, {Dtype::int32, "int32"}};
 const std::vector<std::pair<MatrixKind, const char*>> kKinds = {
     {MatrixKind::cube, "cube"}, {MatrixKind::systolic, "systolic"}};
+const std::vector<std::pair<DmaDirection, const char*>> kDmaDirections = {
+    {DmaDirection::both, "both"}, {DmaDirection::in, "in"}, {DmaDirection::out, "out"}};
 const std::vector<std::pair<Dataflow, const char*>> kDataflows = {
     {Dataflow::ws, "ws"}, {Dataflow::os, "os"}, {Dataflow::is, "is"}};
 const std::vector<std::pair<Unit, const char*>> kUnits = {
@@ -393,7 +395,7 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
     const std::string p = Reader::item("dma", i);
     const YAML::Node d = list[i];
     r.require_map(d, p);
-    r.check_keys(d, p, {"name", "bytes_per_cycle", "setup_cycles", "burst_bytes", "alignment"});
+    r.check_keys(d, p, {"name", "bytes_per_cycle", "setup_cycles", "burst_bytes", "alignment", "direction"});
     DmaEngine e;
     e.name = r.text(r.require(d, p, "name"), p + ".name");
     for (size_t j = 0; j < out.size(); ++j)
@@ -406,6 +408,10 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
         r.non_negative_integer(r.require(d, p, "setup_cycles"), p + ".setup_cycles");
     e.burst_bytes = r.positive_integer(r.require(d, p, "burst_bytes"), p + ".burst_bytes");
     e.alignment = r.power_of_two(r.require(d, p, "alignment"), p + ".alignment");
+    if (d["direction"]) {
+      e.direction = r.choice(d["direction"], p + ".direction", kDmaDirections);
+      e.direction_given = true;
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -453,6 +459,7 @@ const char* to_string(Dtype d) { return name_of(kDtypes, d); }
 const char* to_string(MatrixKind k) { return name_of(kKinds, k); }
 const char* to_string(Dataflow d) { return name_of(kDataflows, d); }
 const char* to_string(Unit u) { return name_of(kUnits, u); }
+const char* to_string(DmaDirection d) { return name_of(kDmaDirections, d); }
 const char* to_string(VectorOp op) { return name_of(kVectorOps, op); }
 
 bool MatrixUnit::supports(Dtype d) const {
@@ -505,7 +512,7 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   if (!root.IsDefined() || root.IsNull()) r.fail("(top level)", "empty document (expected a mapping with name, clock_ghz, cores, matrix, vector, buffers, dma, dram)");
   r.require_map(root, "");
   r.check_keys(root, "", {"name", "source", "clock_ghz", "cores", "matrix", "vector",
-                          "buffers", "dma", "dram", "roles"});
+                          "buffers", "dma", "dram", "roles", "sync_cycles"});
   ArchSpec spec;
   spec.origin = origin;
   spec.name = r.text(r.require(root, "", "name"), "name");
@@ -518,6 +525,10 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   spec.dma = read_dma(r, r.require(root, "", "dma"));
   spec.dram = read_dram(r, r.require(root, "", "dram"));
   spec.roles = read_roles(r, root["roles"], spec.buffers);
+  if (root["sync_cycles"]) {
+    spec.sync_cycles = r.non_negative_integer(root["sync_cycles"], "sync_cycles");
+    spec.sync_cycles_given = true;
+  }
   return spec;
 }
 

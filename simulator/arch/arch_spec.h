@@ -55,8 +55,14 @@ struct Buffer {
   bool read_by(Unit u) const;
 };
 
+// Which transfers an engine carries: DRAM -> buffers (in), buffers -> DRAM (out) or both.
+enum class DmaDirection { both, in, out };
+const char* to_string(DmaDirection d);
+
 struct DmaEngine {
   std::string name;
+  DmaDirection direction = DmaDirection::both;
+  bool direction_given = false;  // the file said; otherwise the first engine loads, the second stores
   double bytes_per_cycle = 0;
   int64_t setup_cycles = 0;
   int64_t burst_bytes = 0;
@@ -88,6 +94,10 @@ struct ArchSpec {
   std::vector<DmaEngine> dma;
   Dram dram;
   BufferRoles roles;
+  // Cycles one handoff between a DMA engine and the compute units costs (a flag set by one
+  // and polled by the other). Optional in the file (`sync_cycles`); 16 is our assumption.
+  int64_t sync_cycles = 16;
+  bool sync_cycles_given = false;
 
   const Buffer* find_buffer(const std::string& name) const;
   const DmaEngine* find_dma(const std::string& name) const;

@@ -208,7 +208,8 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
   // Sync: each iteration hands a tile from the load DMA to the compute units and from
   // them to the store DMA; each handoff is a flag the waiting pipe polls, serial with it.
   const bool has_in_i = in_db.any || in_serial.any, has_out_i = out_db.any || out_serial.any;
-  const double sync_i = static_cast<double>(opt.sync_cycles_per_handoff) * ((has_in_i ? 1 : 0) + (has_out_i ? 1 : 0));
+  const int64_t sync_cycles = arch.sync_cycles_given ? arch.sync_cycles : opt.sync_cycles_per_handoff;
+  const double sync_i = static_cast<double>(sync_cycles) * ((has_in_i ? 1 : 0) + (has_out_i ? 1 : 0));
   const double stage_i = std::max({chain_i, in_engine_i, out_engine_i, dram_i});
   const double iter_i = stage_i + sync_i;
 
@@ -271,10 +272,11 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
   r.roofline = roofline_of(a, arch, r.time_us);
   if (!a.transfers.empty())
     r.notes.push_back("loads on DMA engine " + dma_engine_for(arch, Direction::in).name + ", stores on " +
-                      dma_engine_for(arch, Direction::out).name + " (the spec's first and second engines)");
-  if (has_in_i || has_out_i)
-    r.notes.push_back("sync: " + std::to_string(opt.sync_cycles_per_handoff) +
-                      " cycles per DMA <-> compute handoff (assumed; the arch spec has no sync key)");
+                      dma_engine_for(arch, Direction::out).name +
+                      (arch.dma.front().direction_given ? " (by their direction)" : " (the spec's first and second engines)"));
+  if ((has_in_i || has_out_i) && !arch.sync_cycles_given)
+    r.notes.push_back("sync: " + std::to_string(sync_cycles) +
+                      " cycles per DMA <-> compute handoff (assumed; the arch spec sets none: key sync_cycles)");
 
   // The timeline: per-unit intervals of the busiest core, laid out as the formulas above
   // (prologue, n equal iteration slots, epilogue). Only the first and last few iterations
