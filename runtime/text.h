@@ -1,4 +1,5 @@
-// "a, b, c": the lists of known names that error messages offer.
+// Small text helpers shared by the tools and reports: "a, b, c" lists of known names for
+// error messages, and XML escaping for the JUnit and SVG reports.
 #pragma once
 
 #include <string>
@@ -16,6 +17,24 @@ std::string join_names(const Range& items, Name name) {
 
 inline std::string join_names(const std::vector<std::string>& names) {
   return join_names(names, [](const std::string& n) { return n; });
+}
+
+// `s` as XML character data or attribute text. XML 1.0 forbids most control characters
+// even when escaped, so they are dropped.
+inline std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace npukit

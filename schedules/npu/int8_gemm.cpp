@@ -116,7 +116,6 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   std::vector<Func> channel_tiles;
   auto channel = [&](Type t, const std::string& name) {
     ImageParam in(t, 1, name);
-    in.dim(0).set_min(0);
     Func tile(name + "_tile");
     tile(n) = in(n);
     p.inputs.push_back(in);
@@ -126,31 +125,27 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   switch (out_kind) {
     case GemmOut::int32:
       y(n, m) = acc(n, m);
-      p.output_type = Int(32);
       break;
     case GemmOut::int8_fixed_point: {
       Func mult = channel(Int(32), "multiplier"), shift = channel(Int(32), "shift");
       y(n, m) = ops::requantize_fixed_point(acc(n, m), mult(n), shift(n), out_zp);
-      p.output_type = Int(8);
       break;
     }
     case GemmOut::int8_float: {
       Func scale = channel(Float(32), "chan_scale");
       y(n, m) = ops::requantize_float(acc(n, m), scale(n), out_zp);
-      p.output_type = Int(8);
       break;
     }
     case GemmOut::float32:
     case GemmOut::float16: {
       Func scale = channel(Float(32), "chan_scale"), bias = channel(Float(32), "bias");
-      p.output_type = out_kind == GemmOut::float32 ? Float(32) : Float(16);
+      const Type out_type = out_kind == GemmOut::float32 ? Float(32) : Float(16);
       // Portable conversion (no F16C bitcode to link into a JIT pipeline), NaN kept a NaN.
       const Target portable(Target::Linux, Target::X86, 64);
-      y(n, m) = ops::narrow_from_f32(cast<float>(acc(n, m)) * scale(n) + bias(n), p.output_type, portable);
+      y(n, m) = ops::narrow_from_f32(cast<float>(acc(n, m)) * scale(n) + bias(n), out_type, portable);
       break;
     }
   }
-  p.output = y.name();
 
   // Output tiles: N tiles outermost and split across cores, M tiles inside them.
   Var no("no"), ni("ni"), mo("mo"), mi("mi");
@@ -167,13 +162,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, ro), double_buffer, true);
   p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8);
   for (Func& t : channel_tiles) p.plan.stage(t, roles.vector, LoopLevel(y, no), false, true);
-  a.dim(0).set_min(0);
-  a.dim(1).set_min(0);
-  w.dim(0).set_min(0);
-  w.dim(1).set_min(0);
-  y.output_buffer().dim(0).set_min(0);
-  y.output_buffer().dim(1).set_min(0);
-  p.pipeline = Pipeline(y);
+  p.finish(y);
   return p;
 }
 

@@ -10,4 +10,14 @@ std::vector<Halide::Argument> NpuPipeline::arguments() const {
   return args;
 }
 
+void NpuPipeline::finish(Halide::Func out) {
+  for (Halide::ImageParam& in : inputs) {
+    for (int d = 0; d < in.dimensions(); ++d) in.dim(d).set_min(0);
+  }
+  for (int d = 0; d < out.dimensions(); ++d) out.output_buffer().dim(d).set_min(0);
+  output = out.name();
+  output_type = out.output_types()[0];
+  pipeline = Halide::Pipeline(out);
+}
+
 }  // namespace npukit::schedules::npu

@@ -26,6 +26,9 @@ struct NpuPipeline {
 
   // The pipeline's arguments, in the order realize/compile expect.
   std::vector<Halide::Argument> arguments() const;
+  // Makes `out` the pipeline's output: every input and output dimension starts at 0 (the
+  // tensors are dense arrays), its name and type recorded.
+  void finish(Halide::Func out);
 };
 
 }  // namespace npukit::schedules::npu

@@ -37,8 +37,6 @@ NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool dou
   p.inputs = {x, weight};
   p.ints = {tile_rows};
   p.floats = {eps};
-  p.output = y.name();
-  p.output_type = type;
 
   const int lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / type.bytes()));
   Var ro("ro"), ri("ri");
@@ -54,12 +52,7 @@ NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool dou
   op.out.align_storage(h, lanes).vectorize(h, lanes, TailStrategy::GuardWithIf);
   p.plan.stage(op.sumsq, vb, LoopLevel(y, ro));
   p.plan.stage(op.inv_rms, vb, LoopLevel(y, ro));
-  x.dim(0).set_min(0);
-  x.dim(1).set_min(0);
-  weight.dim(0).set_min(0);
-  y.output_buffer().dim(0).set_min(0);
-  y.output_buffer().dim(1).set_min(0);
-  p.pipeline = Pipeline(y);
+  p.finish(y);
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime/text.h"
 #include "simulator/report/text_file.h"
 
 namespace npukit::sim {
@@ -13,19 +14,6 @@ namespace {
 constexpr double kWidth = 760, kHeight = 500;
 constexpr double kLeft = 90, kRight = 600, kTop = 50, kBottom = 430;  // plot area; labels right of it
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string num(double v, const char* fmt = "%.1f") {
   char buf[64];
@@ -86,10 +74,10 @@ std::string roofline_svg(const SimResult& s) {
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
     << kWidth << " " << kHeight << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  o << "<title>" << escape("Roofline: " + s.analysis.op + " on " + s.arch.name) << "</title>\n";
+  o << "<title>" << xml_escape("Roofline: " + s.analysis.op + " on " + s.arch.name) << "</title>\n";
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   o << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"15\">"
-    << escape("Roofline: " + s.analysis.op + " on " + s.arch.name + " (bound: " + to_string(s.cost.bound) + ")")
+    << xml_escape("Roofline: " + s.analysis.op + " on " + s.arch.name + " (bound: " + to_string(s.cost.bound) + ")")
     << "</text>\n";
   o << "<g id=\"axes\" stroke=\"black\" fill=\"none\">\n"
     << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kRight - kLeft << "\" height=\"" << kBottom - kTop
@@ -119,14 +107,14 @@ std::string roofline_svg(const SimResult& s) {
     << "<line x1=\"" << num(ax.x(x0)) << "\" y1=\"" << num(ax.y(x0 * bw)) << "\" x2=\"" << num(ax.x(roof_hi / bw))
     << "\" y2=\"" << num(ax.y(roof_hi)) << "\"/>\n"
     << "<text x=\"" << num(ax.x(x0) + 8) << "\" y=\"" << num(ax.y(x0 * bw) - 8) << "\" stroke=\"none\" fill=\"#1f77b4\">"
-    << escape("DRAM " + si(bw) + "B/s") << "</text>\n</g>\n";
+    << xml_escape("DRAM " + si(bw) + "B/s") << "</text>\n</g>\n";
   o << "<g id=\"compute-roofs\" stroke=\"#d62728\" stroke-width=\"2\">\n";
   for (const Roof& roof : roofs) {
     const double y = ax.y(roof.ops_per_second);
     o << "<line x1=\"" << num(ax.x(roof.ops_per_second / bw)) << "\" y1=\"" << num(y) << "\" x2=\"" << kRight
       << "\" y2=\"" << num(y) << "\"/>\n"
       << "<text x=\"" << kRight + 6 << "\" y=\"" << num(y + 4) << "\" stroke=\"none\" fill=\"#d62728\">"
-      << escape(roof.label + " " + si(roof.ops_per_second) + "ops/s") << "</text>\n";
+      << xml_escape(roof.label + " " + si(roof.ops_per_second) + "ops/s") << "</text>\n";
   }
   o << "</g>\n";
   if (has_point) {
@@ -137,12 +125,12 @@ std::string roofline_svg(const SimResult& s) {
         << num(ax.y(r.attainable_ops_per_second)) << "\" stroke=\"#2ca02c\" stroke-dasharray=\"4 3\"/>\n";
     o << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"5\" fill=\"#2ca02c\"/>\n"
       << "<text x=\"" << num(px + 8) << "\" y=\"" << num(py + 16) << "\" fill=\"#2ca02c\">"
-      << escape(s.analysis.op + ": " + si(r.achieved_ops_per_second) + "ops/s at " + num(r.arithmetic_intensity, "%.3g") +
+      << xml_escape(s.analysis.op + ": " + si(r.achieved_ops_per_second) + "ops/s at " + num(r.arithmetic_intensity, "%.3g") +
                 " ops/B")
       << "</text>\n</g>\n";
   } else {
     o << "<text x=\"" << kLeft + 10 << "\" y=\"" << kBottom - 10 << "\">"
-      << escape(s.analysis.op + ": no DRAM traffic or no time: no point to plot") << "</text>\n";
+      << xml_escape(s.analysis.op + ": no DRAM traffic or no time: no point to plot") << "</text>\n";
   }
   o << "</svg>\n";
   return o.str();

@@ -1,29 +1,10 @@
 #include <map>
 #include <ostream>
 
+#include "runtime/text.h"
 #include "tools/gate/reports.h"
 
 namespace npukit::gate {
-namespace {
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters even when escaped.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 void write_junit(std::ostream& os, const std::vector<CaseResult>& results) {
   std::map<std::string, std::vector<const CaseResult*>> by_op;
