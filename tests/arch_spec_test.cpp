@@ -317,7 +317,9 @@ TEST(ArchSpec, OptionalRolesDirectionsAndSync) {
   EXPECT_FALSE(plain.dma[0].direction_given);
 
   const std::string more = kValid + "sync_cycles: 40\nroles: {matrix_a: L1, vector: UB}\n";
-  ArchSpec s = parse_arch_spec(with("{name: mte3,", "{name: mte3, direction: out,", more), "edge.yaml");
+  ArchSpec s = parse_arch_spec(
+      with("{name: mte2,", "{name: mte2, direction: in,", with("{name: mte3,", "{name: mte3, direction: out,", more)),
+      "edge.yaml");
   EXPECT_EQ(s.sync_cycles, 40);
   EXPECT_TRUE(s.sync_cycles_given);
   EXPECT_EQ(s.roles.matrix_a, "L1");
@@ -328,6 +330,9 @@ TEST(ArchSpec, OptionalRolesDirectionsAndSync) {
   EXPECT_EQ(error_of(with("{name: mte2,", "{name: mte2, direction: up,")),
             "edge.yaml: dma[0].direction = up: must be both, in or out");
   EXPECT_EQ(error_of(kValid + "sync_cycles: -1\n"), "edge.yaml: sync_cycles = -1: must not be negative");
+  EXPECT_EQ(error_of(with("{name: mte3,", "{name: mte3, direction: in,")),
+            "edge.yaml: dma: no engine carries stores (give one direction: out or both)");
+  EXPECT_EQ(error_of(with("clock_ghz: 1.0", "clock_ghz: 1e300")), "edge.yaml: clock_ghz = 1e300: must be <= 100 (GHz)");
 }
 
 }  // namespace

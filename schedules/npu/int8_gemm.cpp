@@ -1,7 +1,10 @@
 #include "schedules/npu/int8_gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <map>
+#include <vector>
 
 #include "ops/float_convert.h"
 #include "ops/int8_gemm.h"
@@ -35,10 +38,6 @@ Granule granule(const sim::ArchSpec& arch) {
   return {};
 }
 
-int64_t capacity(const sim::ArchSpec& arch, const std::string& buffer) {
-  const sim::Buffer* b = arch.find_buffer(buffer);
-  return b ? b->bytes : 0;
-}
 
 // N tiles are split across cores: among tiles down to 3/4 of the widest, the one that
 // gives the busiest core the fewest columns (103 tiles of 40 on 3 cores leave one core 35
@@ -55,41 +54,105 @@ int64_t balanced_n_tile(int64_t N, int64_t widest, int64_t step, int64_t cores) 
 
 }  // namespace
 
-GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, int64_t out_bytes) {
+bool stages_acc_for_vector(const sim::ArchSpec& arch, GemmOut out) {
+  const sim::Buffer* acc = arch.find_buffer(arch.roles.matrix_acc);
+  return out != GemmOut::int32 && acc && !acc->read_by(sim::Unit::vector);
+}
+
+namespace {
+
+// Bytes per output channel of the per-channel factor tiles an output stage stages.
+int64_t channel_bytes(GemmOut out) {
+  switch (out) {
+    case GemmOut::int32: return 0;
+    case GemmOut::int8_float: return 4;
+    default: return 8;  // multiplier + shift, or scale + bias
+  }
+}
+
+int64_t out_bytes(GemmOut out) {
+  return out == GemmOut::int32 || out == GemmOut::float32 ? 4 : out == GemmOut::float16 ? 2 : 1;
+}
+
+// Whether tiles (tm, tn, tk) fit every buffer, counted as the rules count them: each
+// allocation rounded up to its buffer's alignment, double-buffered ones twice.
+bool fits(const sim::ArchSpec& arch, GemmOut out, int64_t tm, int64_t tn, int64_t tk, bool db) {
+  std::map<std::string, int64_t> used;
+  auto add = [&](const std::string& buffer, int64_t bytes, int64_t copies) {
+    const sim::Buffer* b = arch.find_buffer(buffer);
+    const int64_t align = b ? b->alignment : 1;
+    used[buffer] += round_up(bytes, align) * copies;
+  };
+  const sim::BufferRoles& r = arch.roles;
+  add(r.matrix_a, tm * tk, db ? 2 : 1);
+  add(r.matrix_b, tk * tn, db ? 2 : 1);
+  add(r.matrix_acc, tm * tn * 4, 1);
+  for (int64_t c = 0; c < channel_bytes(out) / 4; ++c) add(r.vector, tn * 4, 1);
+  if (stages_acc_for_vector(arch, out)) add(r.vector, tm * tn * 4, 1);
+  for (const auto& [buffer, bytes] : used) {
+    const sim::Buffer* b = arch.find_buffer(buffer);
+    if (!b || bytes > b->bytes) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> halvings(int64_t full, int64_t step) {
+  std::vector<int64_t> v;
+  for (int64_t t = round_up(full, step);; t = round_up(t / 2, step)) {
+    v.push_back(t);
+    if (t <= step) break;
+  }
+  return v;
+}
+
+}  // namespace
+
+GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, GemmOut out) {
   Granule g = granule(arch);
+  const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &sim::dma_engine_for(arch, sim::Direction::in);
   // Output tile rows must be whole DMA units too: step N by the unit's n0 until a row of
   // the tile is a multiple of the store engine's alignment.
   if (!arch.dma.empty()) {
     const int64_t align = sim::dma_engine_for(arch, sim::Direction::out).alignment;
     const int64_t step = g.n;
-    while ((g.n * out_bytes) % align != 0 && g.n < 64 * step) g.n += step;
+    while ((g.n * out_bytes(out)) % align != 0 && g.n < 64 * step) g.n += step;
   }
-  const sim::BufferRoles& r = arch.roles;
-  const int64_t cap_a = capacity(arch, r.matrix_a), cap_b = capacity(arch, r.matrix_b),
-                cap_c = capacity(arch, r.matrix_acc);
-  const bool shared = r.matrix_a == r.matrix_b;
+  // Among tile shapes that fit, the one that moves the fewest DRAM bytes: activations are
+  // reloaded for every N tile, weights for every M tile; a transfer also costs its DMA
+  // setup, and runs shorter than a burst waste the rest of it.
+  const double burst = load ? static_cast<double>(load->burst_bytes) : 1.0;
+  const double setup_bytes = load ? load->setup_cycles * load->bytes_per_cycle : 0.0;
   for (bool db : {true, false}) {
-    const int64_t copies = db ? 2 : 1;
-    int64_t tm = round_up(M, g.m), tk = round_up(K, g.k);
-    while (true) {
-      // The widest N tile for this (tm, tk): operands (twice when double-buffered) and the
-      // int32 accumulator tile must fit.
-      int64_t tn_max = cap_c / (4 * tm);
-      if (shared) {
-        tn_max = std::min(tn_max, (cap_a / copies - tm * tk) / std::max<int64_t>(tk, 1));
-      } else {
-        if (tm * tk * copies > cap_a) tn_max = 0;
-        tn_max = std::min(tn_max, cap_b / (copies * tk));
+    GemmTiles best;
+    double best_cost = -1;
+    for (int64_t tm : halvings(M, g.m)) {
+      for (int64_t tk : halvings(K, g.k)) {
+        if (!fits(arch, out, tm, g.n, tk, db)) continue;
+        int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
+        while (lo < hi) {
+          const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
+          if (mid > hi) break;
+          if (fits(arch, out, tm, mid, tk, db)) {
+            lo = mid;
+          } else {
+            hi = mid - g.n;
+          }
+        }
+        const int64_t tn = lo;
+        const double n_tiles = std::ceil(double(N) / tn), m_tiles = std::ceil(double(M) / tm),
+                     k_tiles = std::ceil(double(K) / tk);
+        const double run_waste = std::ceil(tk / burst) * burst / tk;
+        const double bytes = double(M) * K * n_tiles * run_waste + double(N) * K * m_tiles * run_waste;
+        const double cost = bytes + 2 * n_tiles * m_tiles * k_tiles * setup_bytes;
+        if (best_cost < 0 || cost < best_cost) {
+          best_cost = cost;
+          best = GemmTiles{tm, tn, tk, db};
+        }
       }
-      const int64_t widest = std::min(round_up(N, g.n), tn_max / g.n * g.n);
-      if (widest >= g.n) return GemmTiles{tm, balanced_n_tile(N, widest, g.n, arch.cores), tk, db};
-      if (tk > g.k) {
-        tk = round_up(tk / 2, g.k);
-      } else if (tm > g.m) {
-        tm = round_up(tm / 2, g.m);
-      } else {
-        break;
-      }
+    }
+    if (best_cost >= 0) {
+      best.n = balanced_n_tile(N, best.n, g.n, arch.cores);
+      return best;
     }
   }
   return GemmTiles{g.m, g.n, g.k, false};  // the unit's own tile; the rules report the overflow
@@ -122,18 +185,24 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
     channel_tiles.push_back(tile);
     return tile;
   };
+  // The epilogue reads the accumulator from a buffer the vector unit can read: a copy in
+  // the vector buffer where the accumulator's own buffer is matrix/DMA only (Ascend's L0C).
+  Func acc_v("acc_vector");
+  const bool stage_acc = stages_acc_for_vector(arch, out_kind);
+  if (stage_acc) acc_v(n, m) = acc(n, m);
+  Func e = stage_acc ? acc_v : acc;
   switch (out_kind) {
     case GemmOut::int32:
       y(n, m) = acc(n, m);
       break;
     case GemmOut::int8_fixed_point: {
       Func mult = channel(Int(32), "multiplier"), shift = channel(Int(32), "shift");
-      y(n, m) = ops::requantize_fixed_point(acc(n, m), mult(n), shift(n), out_zp);
+      y(n, m) = ops::requantize_fixed_point(e(n, m), mult(n), shift(n), out_zp);
       break;
     }
     case GemmOut::int8_float: {
       Func scale = channel(Float(32), "chan_scale");
-      y(n, m) = ops::requantize_float(acc(n, m), scale(n), out_zp);
+      y(n, m) = ops::requantize_float(e(n, m), scale(n), out_zp);
       break;
     }
     case GemmOut::float32:
@@ -142,7 +211,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
       const Type out_type = out_kind == GemmOut::float32 ? Float(32) : Float(16);
       // Portable conversion (no F16C bitcode to link into a JIT pipeline), NaN kept a NaN.
       const Target portable(Target::Linux, Target::X86, 64);
-      y(n, m) = ops::narrow_from_f32(cast<float>(acc(n, m)) * scale(n) + bias(n), out_type, portable);
+      y(n, m) = ops::narrow_from_f32(cast<float>(e(n, m)) * scale(n) + bias(n), out_type, portable);
       break;
     }
   }
@@ -162,6 +231,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, ro), double_buffer, true);
   p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8);
   for (Func& t : channel_tiles) p.plan.stage(t, roles.vector, LoopLevel(y, no), false, true);
+  if (stage_acc) p.plan.stage(acc_v, roles.vector, LoopLevel(y, mo));
   p.finish(y);
   return p;
 }

@@ -21,12 +21,19 @@ struct GemmTiles {
   bool double_buffer = false;
 };
 
-// The largest tiles that fit the arch's operand and accumulator buffers (twice, when
-// double-buffered) in multiples of the matrix unit's shape: K whole when it fits (no
-// partial sums leave the accumulator), then N as wide as fits, M up to the whole of M.
-// Falls back to single buffering before shrinking a tile below the unit's shape. N tiles
-// keep output rows (tile_n · out_bytes) whole multiples of the store DMA's alignment.
-GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, int64_t out_bytes);
+// Tiles in multiples of the matrix unit's shape that fit the arch's buffers.
+// Every buffer is counted as the rules count it (alignment rounding, two copies when
+// double-buffered, the per-channel factor tiles and, where the accumulator buffer is not
+// readable by the vector unit, the accumulator's copy for the epilogue). Among the shapes
+// that fit, the one that moves the fewest DRAM bytes (activations reload per N tile,
+// weights per M tile; DMA setups and burst waste counted as bytes). Double-buffered when
+// anything fits that way. N tiles keep output rows whole multiples of the store DMA's
+// alignment and are balanced across cores.
+GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, GemmOut out);
+
+// Whether the int8_gemm schedule copies the accumulator tile into the vector buffer
+// before the epilogue (the arch's accumulator buffer is not readable by the vector unit).
+bool stages_acc_for_vector(const sim::ArchSpec& arch, GemmOut out);
 
 // Inputs a [M, K] int8 (Halide (k, m)), w [N, K] int8 ((k, n)), then per channel [N]:
 // multiplier and shift (int32) for int8_fixed_point, chan_scale (fp32) for int8_float,

@@ -1,5 +1,7 @@
 #include "schedules/npu/npu_plan.h"
 
+#include <cctype>
+
 namespace npukit::schedules::npu {
 
 void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered,
@@ -15,6 +17,13 @@ void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var,
 
 const Placement* NpuPlan::placement(const std::string& func) const {
   auto it = placements_.find(func);
+  if (it != placements_.end()) return &it->second;
+  // A Tuple-valued Func lowers to one allocation per component: "<func>.0", "<func>.1".
+  const size_t dot = func.rfind('.');
+  if (dot == std::string::npos || dot + 1 == func.size()) return nullptr;
+  for (size_t i = dot + 1; i < func.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(func[i]))) return nullptr;
+  it = placements_.find(func.substr(0, dot));
   return it == placements_.end() ? nullptr : &it->second;
 }
 

@@ -42,6 +42,7 @@ class NpuPlan {
               const std::string& k_var, sim::Dtype dtype);
 
   const std::map<std::string, Placement>& placements() const { return placements_; }
+  // The placement of a Func, or of the Tuple component "<func>.<i>"; nullptr if none.
   const Placement* placement(const std::string& func) const;
   const std::vector<MatrixRole>& matrix_roles() const { return matrix_; }
 

@@ -10,13 +10,29 @@ using namespace Halide;
 
 RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
   const sim::Buffer* b = arch.find_buffer(arch.roles.vector);
-  const int64_t cap = b ? b->bytes : 0;
-  const int64_t row = hidden * element_bytes;
-  const int64_t free = cap - row;  // the weight stays for the whole op
+  if (!b) return RowTiles{1, false};
+  // What the schedule allocates, counted as the rules count it: rows padded to whole
+  // vectors, each allocation rounded up to the buffer's alignment, the input twice when
+  // double-buffered; per row also Σx² (fp64) and the two fp32 factors of 1/rms.
+  const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / element_bytes);
+  const int64_t row = (hidden + lanes - 1) / lanes * lanes * element_bytes;
+  auto up = [&](int64_t bytes) { return (bytes + b->alignment - 1) / b->alignment * b->alignment; };
+  auto fits = [&](int64_t r, bool db) {
+    const int64_t used = up(row) + up(r * row) * (db ? 2 : 1) + up(r * row) + up(r * 8) + 2 * up(r * 4);
+    return used <= b->bytes;
+  };
   for (bool db : {true, false}) {
-    const int64_t per_row = row * (db ? 3 : 2);  // input copies + output tile
-    const int64_t fit = free > 0 ? free / per_row : 0;
-    if (fit >= 1) return RowTiles{std::min(fit, rows), db};
+    if (!fits(1, db)) continue;
+    int64_t lo = 1, hi = rows;  // the most rows that fit
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid, db)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return RowTiles{lo, db};
   }
   return RowTiles{1, false};  // does not fit; the capacity rule says by how much
 }

@@ -29,7 +29,7 @@ class Evaluator : public IRVisitor {
  private:
   using IRVisitor::visit;
   const Bindings& env_;
-  std::map<std::string, int64_t> lets_;
+  std::unordered_map<std::string, int64_t> lets_;
   std::optional<int64_t> value_;
 
   template <class Op, class F>

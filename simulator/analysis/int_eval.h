@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <string>
 
@@ -11,7 +12,7 @@
 
 namespace npukit::sim {
 
-using Bindings = std::map<std::string, int64_t>;
+using Bindings = std::unordered_map<std::string, int64_t>;
 
 // The value of `e` (an integer or boolean expression) under `env`, or nullopt when it
 // uses a name `env` lacks or an operation it cannot evaluate (a load, a call).

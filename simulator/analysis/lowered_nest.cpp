@@ -145,10 +145,33 @@ struct OpCounter : public IRVisitor {
   std::map<VectorOp, int64_t> ops;
   bool float_only = false;
   using IRVisitor::visit;
+  Halide::Type widest;  // the widest type an operation was counted in: the work's dtype
   template <class Node>
   void add(const Node* op, VectorOp c) {
-    if (!float_only || op->type.is_float()) ++ops[c];
+    if (!float_only || op->type.is_float()) {
+      ++ops[c];
+      note(op->type);
+    }
     IRVisitor::visit(op);
+  }
+  void note(Halide::Type t) {
+    if (t.is_bool()) return;
+    t = t.element_of();
+    if (!widest.bits() || (t.is_float() && !widest.is_float()) ||
+        (t.is_float() == widest.is_float() && t.bits() > widest.bits()))
+      widest = t;
+  }
+  // x / 2^k and x % 2^k are a shift and a mask on a vector unit, not a division.
+  static bool is_pow2(const Expr& e) {
+    if (const auto* b = e.as<Broadcast>()) return is_pow2(b->value);
+    if (const auto* i = e.as<IntImm>()) return i->value > 0 && (i->value & (i->value - 1)) == 0;
+    if (const auto* u = e.as<UIntImm>()) return u->value > 0 && (u->value & (u->value - 1)) == 0;
+    return false;
+  }
+  template <class Node>
+  void divide(const Node* op) {
+    const bool pow2 = is_pow2(op->b);
+    add(op, pow2 ? VectorOp::add : VectorOp::div);
   }
   void visit(const Add* op) override { add(op, VectorOp::add); }
   void visit(const Sub* op) override { add(op, VectorOp::add); }
@@ -163,10 +186,13 @@ struct OpCounter : public IRVisitor {
   void visit(const GE* op) override { add(op, VectorOp::add); }
   void visit(const Mul* op) override { add(op, VectorOp::mul); }
   void visit(const Load*) override {}  // its index is address arithmetic, not data work
-  void visit(const Div* op) override { add(op, VectorOp::div); }
-  void visit(const Mod* op) override { add(op, VectorOp::div); }
+  void visit(const Div* op) override { divide(op); }
+  void visit(const Mod* op) override { divide(op); }
   void visit(const Cast* op) override {
-    if (op->type.element_of() != op->value.type().element_of()) ++ops[VectorOp::convert];
+    if (op->type.element_of() != op->value.type().element_of()) {
+      ++ops[VectorOp::convert];
+      note(op->type.is_float() || op->value.type().is_float() ? Float(32) : op->type);
+    }
     IRVisitor::visit(op);
   }
   void visit(const Call* op) override {
@@ -211,6 +237,33 @@ struct LoadFinder : public IRVisitor {
     loads.push_back(op);
     IRVisitor::visit(op);
   }
+};
+
+// Bindings changed for one look down a sub-nest and put back afterwards (cheaper than
+// copying the whole map for every transfer of every tile).
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(Bindings& env) : env_(env) {}
+  ScopedEnv(const ScopedEnv&) = delete;
+  ~ScopedEnv() {
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+      if (it->second) {
+        env_[it->first] = *it->second;
+      } else {
+        env_.erase(it->first);
+      }
+    }
+  }
+  void set(const std::string& name, int64_t value) {
+    auto it = env_.find(name);
+    undo_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<int64_t>(it->second));
+    env_[name] = value;
+  }
+  const Bindings& env() const { return env_; }
+
+ private:
+  Bindings& env_;
+  std::vector<std::pair<std::string, std::optional<int64_t>>> undo_;
 };
 
 class NestWalker {
@@ -260,6 +313,25 @@ class NestWalker {
   }
 
   std::string current_loop() const { return loops_.empty() ? "" : loops_.back(); }
+
+  // What decides how a loop is walked, computed once per loop (the walk visits inner loops
+  // once per tile).
+  struct LoopFacts {
+    bool any_produce = false, output_store = false, iterate = false;
+  };
+  std::map<const For*, LoopFacts> loop_facts_;
+  const LoopFacts& loop_facts(const For* op) {
+    auto it = loop_facts_.find(op);
+    if (it != loop_facts_.end()) return it->second;
+    StmtFacts f(plan_, output_);
+    op->body.accept(&f);
+    f.close_over_lets();
+    LoopFacts lf;
+    lf.any_produce = f.any_produce;
+    lf.output_store = f.output_store;
+    lf.iterate = f.dram_produce || f.output_store || f.matrix || f.control_vars.count(op->name);
+    return loop_facts_.emplace(op, lf).first->second;
+  }
 
   void walk(const Stmt& s) {
     if (!s.defined()) return;
@@ -338,8 +410,7 @@ class NestWalker {
     const int64_t min = eval(op->min, "the min of loop " + op->name);
     const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
     note_loop(op, min, extent);
-    StmtFacts facts(plan_, output_);
-    op->body.accept(&facts);
+    const LoopFacts& facts = loop_facts(op);
     // The matrix tile: the outermost loop of the matrix stage with no staging inside.
     for (size_t i = 0; i < plan_.matrix_roles().size() && !facts.any_produce; ++i) {
       const auto& m = plan_.matrix_roles()[i];
@@ -352,13 +423,12 @@ class NestWalker {
       transfer_out(op);
       return;
     }
-    facts.close_over_lets();
-    const bool iterate = facts.dram_produce || facts.output_store || facts.matrix || facts.control_vars.count(op->name);
+    const bool iterate = facts.iterate;
     loops_.push_back(op->name);
     if (iterate) {
       for (int64_t i = min; i < min + extent; ++i) {
-        if (++iterations_ > 4000000)
-          fail("more than 4,000,000 tile iterations; the analysis walks each tile: use larger tiles");
+        if (++iterations_ > 20000000)
+          fail("more than 20,000,000 loop iterations; the analysis walks each tile: use larger tiles");
         env_[op->name] = i;
         walk(op->body);
       }
@@ -411,25 +481,25 @@ class NestWalker {
 
   // Descends `s` to the store into `dest`; `dram_is_store`: the DRAM side is the store
   // (an output), else the load from a buffer that is not allocated here (an input).
-  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, Bindings& env,
+  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, ScopedEnv& env,
                const std::map<std::string, int64_t>& overrides, CopyShape& out) {
     if (!s.defined()) return false;
     if (const auto* op = s.as<LetStmt>()) {
-      if (auto v = eval_int(op->value, env)) {
-        env[op->name] = *v;
+      if (auto v = eval_int(op->value, env.env())) {
+        env.set(op->name, *v);
       } else {
         out.data_lets.push_back(op->value);
       }
       return descend(op->body, dest, dram_is_store, env, overrides, out);
     }
     if (const auto* op = s.as<For>()) {
-      auto mn = eval_int(op->min, env);
-      auto ex = eval_int(op->extent, env);
+      auto mn = eval_int(op->min, env.env());
+      auto ex = eval_int(op->extent, env.env());
       if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
       out.loops.emplace_back(op->name, std::max<int64_t>(0, *ex));
       out.mins.push_back(*mn);
       auto o = overrides.find(op->name);
-      env[op->name] = o == overrides.end() ? *mn : *mn + o->second;
+      env.set(op->name, o == overrides.end() ? *mn : *mn + o->second);
       return descend(op->body, dest, dram_is_store, env, overrides, out);
     }
     if (const auto* op = s.as<Block>()) {
@@ -437,7 +507,7 @@ class NestWalker {
              descend(op->rest, dest, dram_is_store, env, overrides, out);
     }
     if (const auto* op = s.as<IfThenElse>()) {
-      auto c = eval_int(op->condition, env);
+      auto c = eval_int(op->condition, env.env());
       return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, overrides, out);
     }
     if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, overrides, out);
@@ -460,7 +530,7 @@ class NestWalker {
         out.dram = op->name;
       }
       if (const auto* r = index.as<Ramp>()) index = r->base;
-      out.dram_index = eval_int(index, env);
+      out.dram_index = eval_int(index, env.env());
       return true;
     }
     return false;
@@ -468,30 +538,84 @@ class NestWalker {
 
   CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store,
                        const std::map<std::string, int64_t>& overrides = {}) {
-    Bindings env = env_;
+    ScopedEnv env(env_);
     CopyShape c;
     if (!descend(s, dest, dram_is_store, env, overrides, c)) fail("no store into " + dest + " in its copy");
     return c;
   }
 
+  // Elements stored into `dest` by `s`, over every path: a vectorized copy is a main loop
+  // of whole vectors and a tail loop, both of which move bytes.
+  int64_t count_stores(const Stmt& s, const std::string& dest, ScopedEnv& env) {
+    if (!s.defined()) return 0;
+    if (const auto* op = s.as<LetStmt>()) {
+      if (auto v = eval_int(op->value, env.env())) env.set(op->name, *v);
+      return count_stores(op->body, dest, env);
+    }
+    if (const auto* op = s.as<For>()) {
+      auto mn = eval_int(op->min, env.env());
+      auto ex = eval_int(op->extent, env.env());
+      if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
+      if (*ex <= 0) return 0;
+      env.set(op->name, *mn);
+      return *ex * count_stores(op->body, dest, env);
+    }
+    if (const auto* op = s.as<Block>()) return count_stores(op->first, dest, env) + count_stores(op->rest, dest, env);
+    if (const auto* op = s.as<IfThenElse>()) {
+      auto c = eval_int(op->condition, env.env());
+      return count_stores((!c || *c) ? op->then_case : op->else_case, dest, env);
+    }
+    if (const auto* op = s.as<ProducerConsumer>()) return count_stores(op->body, dest, env);
+    if (const auto* op = s.as<Store>()) return op->name == dest ? active_lanes(op, env.env()) : 0;
+    return 0;
+  }
+
+  // Lanes a store writes: all of them, or for a tail's predicated store
+  // (ramp(base, 1, L) <= broadcast(limit), or <) the lanes whose index passes.
+  static int64_t active_lanes(const Store* st, const Bindings& env) {
+    const int64_t lanes = st->value.type().lanes();
+    if (is_const_one(st->predicate)) return lanes;
+    const Expr& p = st->predicate;
+    const Ramp* r = nullptr;
+    const Broadcast* b = nullptr;
+    bool strict = false;
+    if (const auto* le = p.as<LE>()) {
+      r = le->a.as<Ramp>(), b = le->b.as<Broadcast>();
+    } else if (const auto* lt = p.as<LT>()) {
+      r = lt->a.as<Ramp>(), b = lt->b.as<Broadcast>(), strict = true;
+    }
+    if (!r || !b || !is_const_one(r->stride)) return lanes;  // unknown shape: all lanes (an upper bound)
+    auto base = eval_int(r->base, env);
+    auto limit = eval_int(b->value, env);
+    if (!base || !limit) return lanes;
+    const int64_t last = strict ? *limit - 1 : *limit;  // lanes i with base + i <= last
+    return std::clamp<int64_t>(last - *base + 1, 0, lanes);
+  }
+
   void record_transfer(const std::string& func, const Stmt& body, bool out) {
-    const CopyShape c = copy_shape(body, out ? output_ : func, out);
+    const std::string dest = out ? output_ : func;
+    const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
     if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
     const int64_t esize = c.store->value.type().bytes();
-    int64_t elements = c.lanes;
-    for (const auto& l : c.loops) elements *= l.second;
+    ScopedEnv env(env_);
+    const int64_t elements = count_stores(body, dest, env);
     if (elements == 0) return;
-    // Contiguous rows: the innermost loop steps one vector along the DRAM tensor.
-    int64_t row_elems = c.lanes, stride = 0;
+    // Rows: the loops around the innermost one. Contiguous rows: the innermost loop steps
+    // one vector along the DRAM tensor (then the tail finishes the row).
+    int64_t rows = 1, stride = 0;
+    for (size_t i = 0; i + 1 < c.loops.size(); ++i) rows *= c.loops[i].second;
+    int64_t row_elems = rows > 0 ? elements / rows : elements;
     if (!c.loops.empty()) {
       const std::string inner = c.loops.back().first;
-      const CopyShape next = copy_shape(body, out ? output_ : func, out, {{inner, 1}});
+      const CopyShape next = copy_shape(body, dest, out, {{inner, 1}});
       const int64_t delta = next.dram_index.value_or(0) - *c.dram_index;
-      if (delta == c.lanes || c.loops.back().second == 1) row_elems = c.lanes * c.loops.back().second;
-      if (c.loops.size() >= 2 && row_elems != c.lanes) {
-        const CopyShape outer = copy_shape(body, out ? output_ : func, out, {{c.loops[c.loops.size() - 2].first, 1}});
+      const bool contiguous = delta == c.lanes || c.loops.back().second <= 1;
+      if (contiguous && c.loops.size() >= 2) {
+        const CopyShape outer = copy_shape(body, dest, out, {{c.loops[c.loops.size() - 2].first, 1}});
         stride = (outer.dram_index.value_or(0) - *c.dram_index) * esize;
-      } else if (row_elems == c.lanes) {
+      } else if (!contiguous) {
+        row_elems = c.lanes;  // a strided gather: every vector is its own run
+        rows = elements / c.lanes;
         stride = delta * esize;
       }
     }
@@ -502,7 +626,7 @@ class NestWalker {
     t.buffer = p ? p->buffer : "";
     t.loop = current_loop();
     t.direction = out ? Direction::out : Direction::in;
-    t.rows = elements / row_elems;
+    t.rows = rows;
     t.row_bytes = row_elems * esize;
     t.stride_bytes = t.rows > 1 ? stride : 0;
     if (t.rows > 1 && t.stride_bytes == t.row_bytes) {  // back-to-back rows: one run
@@ -543,7 +667,7 @@ class NestWalker {
     if (!ops.ops.empty()) {
       int64_t elements = c.lanes;
       for (const auto& l : c.loops) elements *= l.second;
-      add_vector_work(output_, c.store, elements * mult_, ops.ops);
+      add_vector_work(output_, c.store, elements * mult_, ops);
     }
   }
 
@@ -589,8 +713,8 @@ class NestWalker {
       if (plan_.placement(l->name)) readers_[l->name].insert(unit);
   }
 
-  void add_vector_work(const std::string& func, const Store* st, int64_t elements,
-                       const std::map<VectorOp, int64_t>& per_element) {
+  void add_vector_work(const std::string& func, const Store* st, int64_t elements, const OpCounter& counted) {
+    const std::map<VectorOp, int64_t>& per_element = counted.ops;
     auto [it, fresh] = vector_index_.emplace(func, result_.vector.size());
     if (fresh) {
       VectorWork v;
@@ -598,8 +722,9 @@ class NestWalker {
       const Placement* p = plan_.placement(func);
       v.buffer = p ? p->buffer : "";
       v.lanes = st->value.type().lanes();
-      const Type t = st->value.type().element_of();
-      v.dtype = t.is_float() ? (t.bits() == 16 ? Dtype::fp16 : Dtype::fp32) : t.bits() == 8 ? Dtype::int8 : Dtype::int32;
+      // The arithmetic type, not the stored one: an int8 requantization computes in int32.
+      const Type t = counted.widest.bits() ? counted.widest : st->value.type().element_of();
+      v.dtype = t.is_float() ? (t.bits() == 16 ? Dtype::fp16 : Dtype::fp32) : t.bits() <= 8 ? Dtype::int8 : Dtype::int32;
       result_.vector.push_back(v);
     }
     VectorWork& v = result_.vector[it->second];
@@ -615,7 +740,9 @@ class NestWalker {
       note(st->name, st->alignment, st->value.type().bytes());
       LoadFinder lf;
       st->value.accept(&lf);
-      for (const Load* l : lf.loads) note(l->name, l->alignment, l->type.bytes());
+      for (const Load* l : lf.loads) {
+        if (l->type.lanes() > 1) note(l->name, l->alignment, l->type.bytes());  // scalars broadcast are not vector accesses
+      }
     }
   }
 
@@ -627,7 +754,7 @@ class NestWalker {
     for (const Expr& e : data_lets_) e.accept(&ops);
     if (ops.ops.empty()) return;  // plain copies and initial values
     note_readers(op->value, data_lets_, Unit::vector);
-    add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops.ops);
+    add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops);
   }
 
   void finish() {

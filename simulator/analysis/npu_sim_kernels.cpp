@@ -60,7 +60,7 @@ void int8_gemm_npu(const Call& call) {
   const int64_t M = call.dim("M"), N = call.dim("N"), K = call.dim("K");
   const std::string out = call.params.choice("out");
   const std::string variant = out != "int8" ? out : call.params.choice("rounding") == "fixed_point" ? "int8" : "int8_float";
-  const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out_bytes(variant));
+  const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out(variant));
   auto c = compiled_npu_op("int8_gemm", variant, arch, t.double_buffer);
   Halide::ParamMap pm;
   std::vector<Halide::Buffer<>> keep;

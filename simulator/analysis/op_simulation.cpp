@@ -1,6 +1,9 @@
 #include "simulator/analysis/op_simulation.h"
 
+#include <climits>
+#include <cmath>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "runtime/cpu_features.h"
@@ -16,20 +19,15 @@ namespace {
 
 std::atomic<int64_t> lowerings{0};
 
+}  // namespace
+
 GemmOut gemm_out(const std::string& out) {
   if (out == "int32") return GemmOut::int32;
   if (out == "int8") return GemmOut::int8_fixed_point;
   if (out == "int8_float") return GemmOut::int8_float;
   if (out == "float32") return GemmOut::float32;
   if (out == "float16") return GemmOut::float16;
-  throw std::invalid_argument("int8_gemm out = " + out + ": must be int32, int8, int8_float, float32 or float16");
-}
-
-}  // namespace
-
-int64_t gemm_out_bytes(const std::string& out) {
-  const GemmOut o = gemm_out(out);
-  return o == GemmOut::int32 || o == GemmOut::float32 ? 4 : o == GemmOut::float16 ? 2 : 1;
+  throw std::invalid_argument("int8_gemm --out " + out + ": must be int32, int8, int8_float, float32 or float16");
 }
 
 namespace {
@@ -37,8 +35,10 @@ namespace {
 // What a pipeline's code depends on in the arch: the buffers it names and the vector width.
 std::string arch_key(const ArchSpec& a) {
   const BufferRoles& r = a.roles;
+  const Buffer* acc = a.find_buffer(r.matrix_acc);
+  const bool acc_vector = acc && acc->read_by(Unit::vector);  // decides the epilogue's staging
   return r.matrix_a + "," + r.matrix_b + "," + r.matrix_acc + "," + r.vector + "," +
-         std::to_string(a.vector.bytes_per_cycle);
+         std::to_string(a.vector.bytes_per_cycle) + "," + (acc_vector ? "acc-vector" : "acc-staged");
 }
 
 Halide::Target analysis_target() {
@@ -58,18 +58,40 @@ const SimulatedOp& find_simulated(const std::string& op) {
 int64_t dim(const SimRequest& r, const std::string& name) {
   auto it = r.shape.find(name);
   if (it == r.shape.end()) throw std::invalid_argument(r.op + ": shape needs " + name);
-  if (it->second <= 0)
-    throw std::invalid_argument(r.op + ": shape " + name + " = " + std::to_string(it->second) + ": must be >= 1");
+  if (it->second <= 0 || it->second > INT32_MAX)
+    throw std::invalid_argument(r.op + ": shape " + name + " = " + std::to_string(it->second) +
+                                ": must be in [1, 2147483647] (Halide extents are int32)");
   return it->second;
 }
 
 int64_t knob(const SimRequest& r, const std::string& key, int64_t chosen) {
   auto it = r.schedule.find(key);
   if (it == r.schedule.end()) return chosen;
-  if (it->second < (key == "double_buffer" ? 0 : 1) || (key == "double_buffer" && it->second > 1))
+  if (it->second < (key == "double_buffer" ? 0 : 1) || (key == "double_buffer" && it->second > 1) ||
+      it->second > INT32_MAX)
     throw std::invalid_argument(r.op + ": schedule " + key + " = " + std::to_string(it->second) +
-                                (key == "double_buffer" ? ": must be 0 or 1" : ": must be >= 1"));
+                                (key == "double_buffer" ? ": must be 0 or 1" : ": must be in [1, 2147483647]"));
   return it->second;
+}
+
+// The analysis walks every tile: refuse up front what would take minutes.
+struct TiledDim {
+  const char* name;
+  int64_t extent, tile;
+};
+void check_tile_count(const std::string& op, const std::vector<TiledDim>& dims) {
+  constexpr double kLimit = 2e5;  // about 13 us a tile: a few seconds at most
+  double tiles = 1;
+  std::string what;
+  for (const TiledDim& d : dims) {
+    tiles *= std::ceil(double(d.extent) / double(d.tile));
+    what += std::string(what.empty() ? "" : " x ") + "ceil(" + d.name + " " + std::to_string(d.extent) + " / tile " +
+            std::to_string(d.tile) + ")";
+  }
+  if (tiles > kLimit)
+    throw std::invalid_argument(op + ": " + what + " = " + std::to_string(int64_t(tiles)) +
+                                " tiles: the analysis walks every tile and stops at 200,000; use larger tiles "
+                                "(--schedule)");
 }
 
 }  // namespace
@@ -110,6 +132,14 @@ std::shared_ptr<CompiledNpuOp> compiled_npu_op(const std::string& op, const std:
   return c;
 }
 
+std::string lowered_nest_text(const SimRequest& r, const ArchSpec& arch) {
+  const OpAnalysis a = analyse_op(r, arch);  // validates, and picks the variant
+  const std::string variant = r.op == "int8_gemm" ? r.out : (r.dtype.empty() ? find_simulated(r.op).dtypes.front() : r.dtype);
+  std::ostringstream s;
+  s << compiled_npu_op(r.op, variant, arch, a.schedule.at("double_buffer") != 0)->nest;
+  return s.str();
+}
+
 OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
   const SimulatedOp& s = find_simulated(r.op);
   for (const auto& [name, value] : r.shape) {
@@ -134,7 +164,7 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
   OpAnalysis a;
   if (r.op == "int8_gemm") {
     const int64_t M = dim(r, "M"), K = dim(r, "K"), N = dim(r, "N");
-    const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out_bytes(r.out));
+    const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out(r.out));
     const bool db = knob(r, "double_buffer", t.double_buffer);
     auto c = compiled_npu_op(r.op, r.out, arch, db);
     for (const Halide::ImageParam& p : c->pipeline.inputs) {
@@ -146,6 +176,7 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
     env["tile_m"] = knob(r, "tile_m", t.m);
     env["tile_n"] = knob(r, "tile_n", t.n);
     env["tile_k"] = knob(r, "tile_k", t.k);
+    check_tile_count(r.op, {{"N", N, env["tile_n"]}, {"M", M, env["tile_m"]}, {"K", K, env["tile_k"]}});
     a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
     a.dtype = Dtype::int8;
     a.shape = {{"M", M}, {"K", K}, {"N", N}};
@@ -160,6 +191,7 @@ OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
     bind_dense_buffer(env, "weight", {hidden});
     bind_dense_buffer(env, c->pipeline.output, {hidden, rows});
     env["tile_rows"] = knob(r, "tile_rows", t.rows);
+    check_tile_count(r.op, {{"rows", rows, env["tile_rows"]}});
     a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
     a.dtype = esize == 4 ? Dtype::fp32 : Dtype::fp16;
     a.shape = {{"rows", rows}, {"hidden", hidden}};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "schedules/npu/int8_gemm.h"
 #include "schedules/npu/npu_pipeline.h"
 #include "simulator/analysis/op_analysis.h"
 
@@ -40,6 +41,10 @@ const std::vector<SimulatedOp>& simulated_ops();
 // std::invalid_argument naming the argument, the value and the rule.
 OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch);
 
+// The lowered nest the analysis read for `request` (Halide's statement syntax), for
+// `npukit sim --nest`: what an operator author checks the schedule against.
+std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch);
+
 // A lowered, ready-to-run NPU pipeline for one op variant on one architecture (cached).
 struct CompiledNpuOp {
   schedules::npu::NpuPipeline pipeline;
@@ -47,8 +52,9 @@ struct CompiledNpuOp {
 };
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const std::string& op, const std::string& variant, const ArchSpec& arch,
                                                bool double_buffer);
-// Bytes of one output element of int8_gemm's output stage `out` (int32, int8, ...).
-int64_t gemm_out_bytes(const std::string& out);
+// int8_gemm's output stage by its name in SimRequest::out (int32, int8, int8_float,
+// float32, float16); std::invalid_argument otherwise.
+schedules::npu::GemmOut gemm_out(const std::string& out);
 
 // How many variants were lowered so far (tests check the cache).
 int64_t npu_lowerings();

@@ -518,11 +518,22 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   spec.name = r.text(r.require(root, "", "name"), "name");
   if (root["source"]) spec.source = r.text(root["source"], "source");
   spec.clock_ghz = r.positive_number(r.require(root, "", "clock_ghz"), "clock_ghz");
+  if (spec.clock_ghz > 100) r.fail("clock_ghz", root["clock_ghz"], "must be <= 100 (GHz)", false);
   spec.cores = r.positive_integer(r.require(root, "", "cores"), "cores");
   spec.matrix = read_matrix(r, r.require(root, "", "matrix"));
   spec.vector = read_vector(r, r.require(root, "", "vector"));
   spec.buffers = read_buffers(r, r.require(root, "", "buffers"));
   spec.dma = read_dma(r, r.require(root, "", "dma"));
+  // With directions given, loads and stores must each have an engine.
+  bool any_given = false, loads = false, stores = false;
+  for (const DmaEngine& e : spec.dma) {
+    any_given = any_given || e.direction_given;
+    loads = loads || (e.direction_given && e.direction != DmaDirection::out);
+    stores = stores || (e.direction_given && e.direction != DmaDirection::in);
+  }
+  if (any_given && (!loads || !stores))
+    r.fail("dma", std::string("no engine carries ") + (loads ? "stores" : "loads") + " (give one direction: " +
+                      (loads ? "out" : "in") + " or both)");
   spec.dram = read_dram(r, r.require(root, "", "dram"));
   spec.roles = read_roles(r, root["roles"], spec.buffers);
   if (root["sync_cycles"]) {

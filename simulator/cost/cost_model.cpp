@@ -15,7 +15,17 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Cycle counts are computed in doubles (shares of a core, bytes over rates) and rounded
 // up once; the epsilon keeps an exact integer from rounding up through float noise.
 double ceil_cycles(double c) { return std::max(0.0, std::ceil(c - 1e-9)); }
-int64_t cycles_of(double c) { return static_cast<int64_t>(ceil_cycles(c)); }
+// Cycles as an integer. Numbers beyond 2^62 (or not finite) come only from arch values far
+// outside any real machine (a clock of 1e308 GHz, a bandwidth of 1e-300 GB/s): an error,
+// not a wrapped count.
+int64_t cycles_of(double c) {
+  const double v = ceil_cycles(c);
+  if (!std::isfinite(v) || v > 4.6e18 || v < -4.6e18)
+    throw std::invalid_argument("cycle count " + std::to_string(c) +
+                                " is out of range: the arch spec's clock, bandwidths, latencies or setup cycles are "
+                                "outside any real machine's");
+  return static_cast<int64_t>(v);
+}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -70,8 +80,10 @@ Roofline roofline_of(const OpAnalysis& a, const ArchSpec& arch, double time_us) 
   if (!a.matrix.empty()) {
     const Dtype d = dominant_matrix_dtype(a);
     r.peak_ops_per_second = arch.matrix.supports(d) ? arch.peak_ops_per_second(d) : 0;
-  } else if (!a.vector.empty()) {
-    r.peak_ops_per_second = vector_peak(arch, a.vector.front().dtype);
+  } else {
+    // Vector work of several dtypes runs at several rates: the fastest is the roof (an
+    // upper bound the achieved rate cannot pass).
+    for (Dtype d : vector_dtypes) r.peak_ops_per_second = std::max(r.peak_ops_per_second, vector_peak(arch, d));
   }
   r.attainable_ops_per_second = r.arithmetic_intensity > 0
                                     ? std::min(r.peak_ops_per_second, r.arithmetic_intensity * r.bandwidth_bytes_per_second)
