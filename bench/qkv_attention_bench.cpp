@@ -4,14 +4,19 @@
 // position is live). Weights and caches rotate through cold arenas, as in a decode loop
 // where each layer's weights and cache were last touched a whole forward pass ago. Reports
 // the time, the GB/s of weight + KV bytes read, and the ratio to the in-run copy anchor.
+// With int8 weights (fp16 x and cache), the weights are packed once per copy as a framework
+// does at load time and the call is qkv_attention_int8; `pack_per_call` times the registry
+// entry instead, which packs both matrices on every call (npukit run, the gate).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "bench/copy_anchor.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
+#include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
@@ -52,6 +57,69 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
 
 void BM_qkv_attention_decode(benchmark::State& state, DType dtype) { run_layer(state, dtype, 1); }
 
+// Decode with int8 weights and fp16 x and caches: the same layer, weights 4x smaller than fp32.
+void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
+  const int64_t S = state.range(0), D = 4096, Hq = 32, Hkv = 8, Dh = 128, T = 1;
+  const int64_t rows = (Hq + 2 * Hkv) * Dh;
+  const DType act = DType::float16;
+  const size_t wqkv_bytes = size_t(rows) * D, wo_bytes = size_t(D) * Hq * Dh;
+  const size_t cache_bytes = size_t(Hkv) * S * Dh * 2;
+  ColdArena ks(cache_bytes), vs(cache_bytes);
+  for (ColdArena* a : {&ks, &vs}) {
+    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), cache_bytes, 0x2c);
+  }
+  // Plain int8 weights: a pattern over the whole range (speed does not depend on values).
+  ColdArena wq(wqkv_bytes, pack_per_call ? 2 : 1), wo(wo_bytes, pack_per_call ? 2 : 1);
+  for (ColdArena* a : {&wq, &wo}) {
+    const size_t n = a == &wq ? wqkv_bytes : wo_bytes;
+    for (size_t i = 0; i < (pack_per_call ? a->slots() : 1); ++i) {
+      auto* p = static_cast<int8_t*>(a->slot(i));
+      for (size_t j = 0; j < n; ++j) p[j] = static_cast<int8_t>(int(j * 37 % 255) - 127);
+    }
+  }
+  std::vector<float> sq(static_cast<size_t>(rows), 1e-3f), so(static_cast<size_t>(D), 1e-3f);
+  std::vector<uint8_t> x(T * D * 2, 0x30), y(T * D * 2);
+  std::map<std::string, TensorView> t = {{"x", {x.data(), act, {T, D}, {}}},
+                                         {"w_qkv", {wq.slot(0), DType::int8, {rows, D}, {}}},
+                                         {"w_o", {wo.slot(0), DType::int8, {D, Hq * Dh}, {}}},
+                                         {"w_qkv_scale", {sq.data(), DType::float32, {rows}, {}}},
+                                         {"w_o_scale", {so.data(), DType::float32, {D}, {}}},
+                                         {"k_cache", {ks.slot(0), act, {Hkv, S, Dh}, {}}},
+                                         {"v_cache", {vs.slot(0), act, {Hkv, S, Dh}, {}}},
+                                         {"y", {y.data(), act, {T, D}, {}}}};
+  const std::map<std::string, std::string> params = {
+      {"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
+      {"theta", "10000"},             {"style", "half"}};
+  Call call = bind_call(find_op("qkv_attention"), "cpu", t, params);
+  const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
+  double median = 0;
+  if (pack_per_call) {
+    median = time_cold_calls(state, call, {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}});
+  } else {
+    // Packed copies of the weights covering the cold working set, each packed once.
+    const size_t copies = std::max<size_t>(2, (kColdBytes + wqkv_bytes + wo_bytes - 1) / (wqkv_bytes + wo_bytes));
+    std::vector<QkvInt8Weights> packed;
+    for (size_t i = 0; i < copies; ++i) packed.push_back(pack_qkv_int8_weights(call));
+    std::vector<double> seconds;
+    size_t slot = 1;
+    for (auto _ : state) {
+      call.tensors["k_cache"].data = ks.slot(slot);
+      call.tensors["v_cache"].data = vs.slot(slot);
+      const QkvInt8Weights& w = packed[slot % copies];
+      ++slot;
+      const auto t0 = std::chrono::steady_clock::now();
+      qkv_attention_int8(call, w);
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      state.SetIterationTime(sec);
+      seconds.push_back(sec);
+    }
+    std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+    median = seconds[seconds.size() / 2];
+  }
+  set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
+  state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;
+}
+
 // A chunk of 64 tokens (prefill or speculative verification): the projections become GEMMs.
 void BM_qkv_attention_chunk64(benchmark::State& state, DType dtype) { run_layer(state, dtype, 64); }
 
@@ -69,6 +137,19 @@ BENCHMARK_CAPTURE(BM_qkv_attention_decode, f32, DType::float32)
     ->Arg(2048)
     ->Arg(8192)
     ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_decode_int8, f16_wi8, false)
+    ->ArgName("S")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_decode_int8, f16_wi8_pack_per_call, true)
+    ->ArgName("S")
+    ->Arg(512)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f16, DType::float16)

@@ -1,5 +1,8 @@
 #include "golden/attention.h"
 
+#include "golden/half.h"
+#include "golden/per_token_quant.h"
+
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -138,7 +141,7 @@ void attention_core(const double* q, const double* k_cache, const double* v_cach
 
 void qkv_attention(const double* x, const double* w_qkv, const double* w_o, double* k_cache,
                    double* v_cache, const double* mask, int64_t T, int64_t D, int64_t S_max,
-                   const QkvAttentionParams& p, double* y) {
+                   const QkvAttentionParams& p, double* y, const QkvInt8Scales* int8) {
   if (T < 0) fail("T = " + std::to_string(T) + " must be >= 0");
   require_positive("D", D);
   require_positive("S_max", S_max);
@@ -163,7 +166,11 @@ void qkv_attention(const double* x, const double* w_qkv, const double* w_o, doub
 
   // 1. Projection, then the split into q, k, v (per token: Hq·Dh, Hkv·Dh, Hkv·Dh columns).
   std::vector<double> qkv(n(T * rows));
-  project(x, w_qkv, T, rows, D, qkv.data());
+  if (int8 != nullptr) {
+    project_int8(x, w_qkv, int8->w_qkv_scale, T, rows, D, qkv.data());
+  } else {
+    project(x, w_qkv, T, rows, D, qkv.data());
+  }
   std::vector<double> q(n(T * Hq * Dh)), k(n(T * Hkv * Dh)), v(n(T * Hkv * Dh));
   for (int64_t t = 0; t < T; ++t) {
     const double* row = qkv.data() + t * rows;
@@ -187,6 +194,10 @@ void qkv_attention(const double* x, const double* w_qkv, const double* w_o, doub
         const size_t at = n((g * S_max + p.pos + t) * Dh + d);
         k_cache[at] = k[n((t * Hkv + g) * Dh + d)];
         v_cache[at] = v[n((t * Hkv + g) * Dh + d)];
+        if (int8 != nullptr) {
+          k_cache[at] = round_to_dtype(k_cache[at], int8->cache_dtype);
+          v_cache[at] = round_to_dtype(v_cache[at], int8->cache_dtype);
+        }
       }
     }
   }
@@ -195,7 +206,11 @@ void qkv_attention(const double* x, const double* w_qkv, const double* w_o, doub
   std::vector<double> o(n(T * Hq * Dh));
   attention_core(q.data(), k_cache, v_cache, positions.data(), mask, T, Hq, Hkv, Dh, S_max,
                  o.data());
-  project(o.data(), w_o, T, D, Hq * Dh, y);
+  if (int8 != nullptr) {
+    project_int8(o.data(), w_o, int8->w_o_scale, T, D, Hq * Dh, y);
+  } else {
+    project(o.data(), w_o, T, D, Hq * Dh, y);
+  }
 }
 
 QkvAttentionParams qkv_attention_params(const Case& c) {
@@ -256,9 +271,17 @@ QkvAttentionResult qkv_attention_reference(const Case& c) {
   r.k_cache = c.inputs.at("k_cache").values;
   r.v_cache = c.inputs.at("v_cache").values;
   r.y.resize(static_cast<size_t>(T * D));
+  QkvInt8Scales int8;
+  const auto sq = c.inputs.find("w_qkv_scale"), so = c.inputs.find("w_o_scale");
+  if (sq != c.inputs.end() && so != c.inputs.end()) {
+    int8.w_qkv_scale = sq->second.values.data();
+    int8.w_o_scale = so->second.values.data();
+    int8.cache_dtype = c.inputs.at("k_cache").dtype;
+  }
   qkv_attention(c.inputs.at("x").values.data(), c.inputs.at("w_qkv").values.data(),
                 c.inputs.at("w_o").values.data(), r.k_cache.data(), r.v_cache.data(),
-                mask_of(c), T, D, S_max, qkv_attention_params(c), r.y.data());
+                mask_of(c), T, D, S_max, qkv_attention_params(c), r.y.data(),
+                int8.w_qkv_scale != nullptr ? &int8 : nullptr);
   return r;
 }
 

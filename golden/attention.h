@@ -8,6 +8,7 @@
 
 #include "golden/cases.h"
 #include "golden/rope.h"
+#include "npukit/dtype.h"
 
 namespace npukit::golden {
 
@@ -88,9 +89,26 @@ struct QkvAttentionParams {
 // heads, kv_heads >= 1 with heads % kv_heads == 0; head_dim even and >= 2; pos >= 0 and
 // pos + T <= S_max (a position >= S_max is an error); theta finite and >= 1; mask as for
 // attention_core.
+//
+// Int8 weights (`int8` not null): w_qkv and w_o hold int8 values, w_qkv_scale [QKV] and
+// w_o_scale [D] their per-output-channel scales, and steps 1 and 5 are
+// golden::project_int8 (golden/per_token_quant.h: x, then o rounded from double to fp32,
+// quantized per token, exact integer sums, dequantized in fp32) instead of the double sums;
+// everything else is as above. So a NaN or Inf anywhere in x[t, :] makes token t's q, k, v
+// all NaN, and one anywhere in o[t, :] makes y[t, :] all NaN; a zero row projects to 0.
+// The new cache rows are stored rounded to `cache_dtype` (the caches' storage type), so that
+// attention and o see what the kernel's cache holds: quantizing o turns any difference in o
+// into whole-step flips of q (an error of ε in o moves y by a full step s with probability
+// ~ε/s), so the fp16 cache's rounding, which the float path's tolerance absorbs, must be
+// modelled here for the int8 path's y to be checked tightly.
+struct QkvInt8Scales {
+  const double* w_qkv_scale = nullptr;
+  const double* w_o_scale = nullptr;
+  DType cache_dtype = DType::float64;
+};
 void qkv_attention(const double* x, const double* w_qkv, const double* w_o, double* k_cache,
                    double* v_cache, const double* mask, int64_t T, int64_t D, int64_t S_max,
-                   const QkvAttentionParams& params, double* y);
+                   const QkvAttentionParams& params, double* y, const QkvInt8Scales* int8 = nullptr);
 
 // The parameters of a qkv_attention case as the gate binds them: integers with std::stoll,
 // theta with std::stod, style by name; a missing one takes its default. Bad text:
@@ -101,7 +119,8 @@ QkvAttentionParams qkv_attention_params(const Case& c);
 // inputs "q", "k_cache", "v_cache", "positions" and "mask" where present. Returns o.
 std::vector<double> attention_reference(const Case& c);
 
-// qkv_attention on a case of qkv_attention_cases(): y, and the caches after the update.
+// qkv_attention on a case of qkv_attention_cases(): y, and the caches after the update; int8
+// weights where the case has the inputs "w_qkv_scale" and "w_o_scale".
 struct QkvAttentionResult {
   std::vector<double> y, k_cache, v_cache;
 };

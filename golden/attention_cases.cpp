@@ -70,6 +70,12 @@ class Builder {
         round_to_dtype(v, a.dtype);
   }
 
+  // One element of a 2-D tensor.
+  void set2(const std::string& tensor, int64_t i0, int64_t i1, double v) {
+    Array& a = input(tensor);
+    a.values.at(static_cast<size_t>(i0 * a.shape.at(1) + i1)) = round_to_dtype(v, a.dtype);
+  }
+
   // mask[t_lo..t_hi), j_lo..j_hi)] = −Inf; the mask (all 0) is created on first use.
   void mask_block(int64_t t_lo, int64_t t_hi, int64_t j_lo, int64_t j_hi) {
     Case& c = back();
@@ -91,6 +97,7 @@ class Builder {
   uint64_t next() const { return cases_.size(); }
   DType dtype() const { return dtype_; }
   void push(Case c) { cases_.push_back(std::move(c)); }
+  std::vector<Case>& all() { return cases_; }
 
   // Garbage in the cache rows [lo, S_max) of both caches.
   void garbage_from(int64_t lo) {
@@ -313,6 +320,49 @@ class FusedBuilder : public Builder {
   }
 
   int64_t pos() { return std::stoll(back().params.at("pos")); }
+
+  // The weight-dtype axis: case i's float weights (after its edits) become int8 weights with
+  // per-output-channel scales, as a framework quantizes a checkpoint. Row n of w_qkv and w_o
+  // is first multiplied by 10^U[−span, span] (span_qk for the q and k rows of w_qkv, span_v
+  // for its v rows, span_o for w_o: the scales then span those orders of magnitude), then
+  // ws[n] = fp32(max_c |w[n, c]| / 127) (1 for a zero row) and w_int = clamp(round(w / ws),
+  // −127, 127). The inputs w_qkv_scale and w_o_scale are added; the name gains "w=int8".
+  // A case whose weights are int8 already is left as it is.
+  void to_int8(size_t i, double span_qk, double span_v, double span_o) {
+    Case& c = all().at(i);
+    if (c.inputs.at("w_qkv").dtype == DType::int8) return;
+    const int64_t qk_rows = (c.dims.at("Hq") + c.dims.at("Hkv")) * c.dims.at("Dh");
+    quantize(c, "w_qkv", i, [&](int64_t n) { return n < qk_rows ? span_qk : span_v; });
+    quantize(c, "w_o", i, [&](int64_t) { return span_o; });
+    c.name = "w=int8 " + c.name;
+  }
+  void to_int8(double span_qk, double span_v, double span_o) { to_int8(last(), span_qk, span_v, span_o); }
+  void all_to_int8(double span_qk, double span_v, double span_o) {
+    for (size_t i = 0; i < all().size(); ++i) to_int8(i, span_qk, span_v, span_o);
+  }
+
+ private:
+  template <typename Span>
+  void quantize(Case& c, const std::string& name, uint64_t i, Span span) {
+    Array& w = c.inputs.at(name);
+    const int64_t N = w.shape.at(0), K = w.shape.at(1);
+    const Array u = make_uniform(stream(name + "_channel_factor"), i, DType::float64, {N}, -1, 1);
+    Array q = make_constant(DType::int8, {N, K}, 0);
+    Array scale = make_constant(DType::float32, {N}, 1);
+    for (int64_t n = 0; n < N; ++n) {
+      const double f = std::pow(10.0, span(n) * u.values[static_cast<size_t>(n)]);
+      double m = 0;
+      for (int64_t k = 0; k < K; ++k) m = std::max(m, std::fabs(w.values[static_cast<size_t>(n * K + k)] * f));
+      const double ws = m > 0 ? round_to_dtype(m / 127, DType::float32) : 1.0;
+      scale.values[static_cast<size_t>(n)] = ws;
+      for (int64_t k = 0; k < K; ++k) {
+        const double r = std::nearbyint(w.values[static_cast<size_t>(n * K + k)] * f / ws);
+        q.values[static_cast<size_t>(n * K + k)] = std::min(127.0, std::max(-127.0, r));
+      }
+    }
+    w = std::move(q);
+    c.inputs[name + "_scale"] = std::move(scale);
+  }
 };
 
 void fused_normal(FusedBuilder& b) {
@@ -387,6 +437,54 @@ void fused_shape(FusedBuilder& b) {
   b.add(64, 256, 4, 2, 96, 1537, 1000, kInterleaved, 500000);
 }
 
+// Cases that only the int8-weight path has: quantization edge cases on the activations
+// and weights, each turned to int8 (with its own scale spans) before any int8 edit.
+void fused_int8_extras(FusedBuilder& b, std::string_view cls) {
+  if (cls == "normal") {
+    // A zero token: its scale is 0, its q, k and v exactly 0 (a 0 row in the cache).
+    b.add(8, 256, 4, 2, 64, 128, 40, kHalf);
+    b.fill("x", 0.0, 0, 3, 4);
+    b.note("x row 3 = 0");
+    b.to_int8(0.5, 1.5, 1.5);
+    // Fp16 x rounds to exact multiples of s more often; chunk over a GQA 4:1 layer.
+    b.add(16, 512, 8, 2, 64, 256, 200, kInterleaved);
+    b.to_int8(0.5, 1.5, 1.5);
+  }
+  if (cls == "boundary") {
+    // Per-channel scales spanning six orders of magnitude on v and w_o.
+    b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
+    b.to_int8(0.5, 3, 1);
+    b.note("scales 1e-3..1e3");
+    // The int8 minimum −128 (never produced by symmetric quantization, still valid input).
+    b.add(2, 256, 4, 1, 64, 64, 10, kInterleaved);
+    b.to_int8(0, 0, 0);
+    b.fill("w_qkv", -128, 0, 0, 64);
+    b.fill("w_o", -128, 0, 0, 1);
+    b.note("w=-128 rows");
+    // One token in a chunk is all zeros and one holds a single nonzero value.
+    b.add(4, 512, 8, 2, 64, 64, 0, kHalf);
+    b.fill("x", 0.0, 0, 1, 2);
+    b.fill("x", 0.0, 0, 2, 3);
+    b.set2("x", 2, 7, 3.0);
+    b.to_int8(0, 1, 1);
+    b.note("x row 1 = 0, row 2 one-hot");
+  }
+  if (cls == "nan_inf") {
+    // A NaN in x[1, 5]: token 1's scale is NaN, its q, k, v all NaN; later queries read
+    // its k, so y rows 1..3 are NaN and row 0 is finite.
+    b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
+    b.to_int8(0.5, 1, 1);
+    b.set2("x", 1, 5, kNaN);
+    b.note("x[1,5]=nan");
+    // +Inf in x[2, 0] and −Inf in x[3, 9] behave the same way.
+    b.add(4, 256, 4, 2, 64, 128, 60, kInterleaved);
+    b.to_int8(0.5, 1, 1);
+    b.set2("x", 2, 0, kInf);
+    b.set2("x", 3, 9, -kInf);
+    b.note("x[2,0]=inf x[3,9]=-inf");
+  }
+}
+
 void check_class(std::string_view op, std::string_view input_class) {
   const std::vector<std::string> classes = input_classes();
   if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
@@ -412,13 +510,25 @@ std::vector<Case> attention_cases(std::string_view input_class, DType dtype) {
 std::vector<Case> qkv_attention_cases(std::string_view input_class, DType dtype) {
   check_class("qkv_attention", input_class);
   if (!dtype_is_float(dtype)) return {};
-  FusedBuilder b("qkv_attention", input_class, dtype);
-  if (input_class == "normal") fused_normal(b);
-  if (input_class == "boundary") fused_boundary(b);
-  if (input_class == "overflow") fused_overflow(b);
-  if (input_class == "nan_inf") fused_nan_inf(b);
-  if (input_class == "shape") fused_shape(b);
-  return b.take();
+  std::vector<Case> cases;
+  // The weight-dtype axis: the class's cases with float weights (in `dtype`), then again,
+  // from their own streams, with int8 weights, then the int8-only cases.
+  for (const bool int8 : {false, true}) {
+    FusedBuilder b(int8 ? "qkv_attention_int8" : "qkv_attention", input_class, dtype);
+    if (input_class == "normal") fused_normal(b);
+    if (input_class == "boundary") fused_boundary(b);
+    if (input_class == "overflow") fused_overflow(b);
+    if (input_class == "nan_inf") fused_nan_inf(b);
+    if (input_class == "shape") fused_shape(b);
+    if (int8) {
+      fused_int8_extras(b, input_class);
+      // Logit-scaled and near-65504 cases keep their magnitudes: no channel factors there.
+      const bool overflow = input_class == "overflow";
+      b.all_to_int8(overflow ? 0 : 0.5, overflow ? 0 : 1.5, overflow ? 0 : 1);
+    }
+    for (Case& c : b.take()) cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 }  // namespace npukit::golden

@@ -63,6 +63,18 @@ std::vector<Case> attention_cases(std::string_view input_class, DType dtype);
 //             y row that sees it is NaN); a fully masked row (y row = 0).
 //   shape:    T in {1, 7, 64}; D in {1, 72, 96, 136, 200, 256}; S_max in {1, 65, 257, 300,
 //             1000, 1537}; Dh in {2, 6, 64, 80, 96}; Hq/Hkv in {1/1, 3/1, 6/2, 5/5, 2/1, 4/2}.
+//
+// Weight dtype (int8 weights are a second axis inside each class, because the gate's dtype
+// axis is the activations' and caches'): after the float-weight cases above, every class
+// repeats them from the streams "qkv_attention_int8/<class>/<t>" with int8 weights, named
+// "w=int8 ...": each weight row times a per-channel factor 10^U[−span, span] (q/k rows of
+// w_qkv span 0.5, its v rows 1.5, w_o 1; none in overflow, whose magnitudes are the point),
+// then quantized symmetrically per channel, with inputs "w_qkv_scale" [QKV] and "w_o_scale"
+// [D] (float32). Then the int8-only cases:
+//   normal:   a zero x row (scale 0, exact zero rows in the cache); a 16-token GQA chunk;
+//   boundary: scales spanning 1e-3 … 1e3 (v rows), rows of −128 in both weights, a zero
+//             row next to a one-hot row;
+//   nan_inf:  NaN in x[1, 5] (token 1's q, k, v all NaN, y rows 1 … 3 NaN), ±Inf in x.
 std::vector<Case> qkv_attention_cases(std::string_view input_class, DType dtype);
 
 }  // namespace npukit::golden

@@ -21,13 +21,13 @@ Linear define_linear(Func x, Func w, Expr K, int lanes) {
   return a;
 }
 
-QkvRope define_qkv_rope(Func x, Func w, Expr D, Expr heads, Expr kv_heads, Expr head_dim, Expr pos,
-                        Expr theta, Expr interleaved, int lanes) {
-  QkvRope a;
-  a.proj = define_linear(x, w, D, lanes);
+namespace {
+
+// Splits a.rows (row, t) into q, k and v and rotates q and k: the part of the QKV step that
+// does not depend on how the rows were projected.
+void split_and_rotate(QkvRope& a, Expr heads, Expr kv_heads, Expr head_dim, Expr pos, Expr theta, Expr interleaved) {
   Var d("d"), h("h"), t("t");
   Func proj_rows = a.rows;
-  proj_rows(a.proj.n, a.proj.t) = a.proj.out(a.proj.n, a.proj.t);
   a.positions(t) = pos + t;
   a.angles = rope_angles(a.positions, theta, head_dim);
   Func q_raw("q_raw"), k_raw("k_raw");
@@ -40,6 +40,25 @@ QkvRope define_qkv_rope(Func x, Func w, Expr D, Expr heads, Expr kv_heads, Expr 
   a.k_interleaved = apply_rope(k_raw, a.angles, RopeStyle::interleaved, head_dim);
   a.q(d, h, t) = select(interleaved, a.q_interleaved.out(d, h, t), a.q_half.out(d, h, t));
   a.k(d, h, t) = select(interleaved, a.k_interleaved.out(d, h, t), a.k_half.out(d, h, t));
+}
+
+}  // namespace
+
+QkvRope define_qkv_rope(Func x, Func w, Expr D, Expr heads, Expr kv_heads, Expr head_dim, Expr pos,
+                        Expr theta, Expr interleaved, int lanes) {
+  QkvRope a;
+  a.proj = define_linear(x, w, D, lanes);
+  a.rows(a.proj.n, a.proj.t) = a.proj.out(a.proj.n, a.proj.t);
+  split_and_rotate(a, heads, kv_heads, head_dim, pos, theta, interleaved);
+  return a;
+}
+
+QkvRope define_qkv_rope_of_rows(Func rows, Expr heads, Expr kv_heads, Expr head_dim, Expr pos, Expr theta,
+                                Expr interleaved) {
+  QkvRope a;
+  Var n("n"), t("t");
+  a.rows(n, t) = rows(n, t);
+  split_and_rotate(a, heads, kv_heads, head_dim, pos, theta, interleaved);
   return a;
 }
 

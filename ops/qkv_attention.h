@@ -46,4 +46,10 @@ QkvRope define_qkv_rope(Halide::Func x, Halide::Func w, Halide::Expr D, Halide::
                         Halide::Expr kv_heads, Halide::Expr head_dim, Halide::Expr pos, Halide::Expr theta,
                         Halide::Expr interleaved, int lanes);
 
+// The same split and rotation over rows(row, t) projected elsewhere (the int8 path's
+// dequantized accumulators, ops/per_token_quant.h); `proj` is left undefined.
+QkvRope define_qkv_rope_of_rows(Halide::Func rows, Halide::Expr heads, Halide::Expr kv_heads,
+                                Halide::Expr head_dim, Halide::Expr pos, Halide::Expr theta,
+                                Halide::Expr interleaved);
+
 }  // namespace npukit::ops

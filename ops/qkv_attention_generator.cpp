@@ -1,8 +1,10 @@
 // The Generators of the fused qkv_attention op's projections: `npukit_qkv_rope` (x · w_qkvᵀ,
 // RoPE of q and k, k and v written into the cache) and `npukit_linear` (the output
-// projection). Storage types come from the `*.type` generator params.
+// projection), and for int8 weights `npukit_qkv_rope_dequant` (the same from int32
+// accumulators). Storage types come from the `*.type` generator params.
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/per_token_quant.h"
 #include "ops/qkv_attention.h"
 #include "schedules/cpu/qkv_attention.h"
 
@@ -56,6 +58,52 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
   }
 };
 
+// The int8-weight QKV step: the int32 accumulators of x_q · w_qkvᵀ (runtime/int8_gemm.h)
+// dequantized with the token's and the channel's scales (ops/per_token_quant.h), then the
+// same RoPE and cache stores as QkvRopeGenerator.
+class QkvRopeDequantGenerator : public Halide::Generator<QkvRopeDequantGenerator> {
+ public:
+  Input<Halide::Buffer<int32_t, 2>> acc{"acc"};        // ((Hq + 2·Hkv)·Dh, T)
+  Input<Halide::Buffer<float, 1>> x_scale{"x_scale"};  // (T): per-token scales of x
+  Input<Halide::Buffer<float, 1>> w_scale{"w_scale"};  // ((Hq + 2·Hkv)·Dh): per channel
+  Input<int32_t> heads{"heads"};
+  Input<int32_t> head_dim{"head_dim"};
+  Input<int32_t> kv_heads{"kv_heads"};
+  Input<int32_t> pos{"pos"};
+  Input<double> theta{"theta"};
+  Input<bool> interleaved{"interleaved"};
+  Output<Halide::Buffer<float, 3>> q{"q"};
+  Output<Halide::Buffer<void, 3>> k_new{"k_new"};
+  Output<Halide::Buffer<void, 3>> v_new{"v_new"};
+
+  void generate() {
+    using namespace Halide;
+    const Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    acc.dim(0).set_min(0);
+    acc.dim(1).set_min(0);
+    x_scale.dim(0).set_min(0);
+    w_scale.dim(0).set_min(0);
+    Var r, d, h, t;
+    Func rows("dequantized_rows");
+    rows(r, t) = ops::dequantize(acc(r, t), x_scale(t), w_scale(r));
+    ops::QkvRope a = ops::define_qkv_rope_of_rows(rows, heads, kv_heads, head_dim, pos, theta, interleaved);
+    Func qo("q_out"), ko("k_out"), vo("v_out");
+    qo(d, h, t) = a.q(d, h, t);
+    ko(d, t, h) = ops::narrow_from_f32(a.k(d, h, t), k_new.type(), target);
+    vo(d, t, h) = ops::narrow_from_f32(a.v(d, h, t), v_new.type(), target);
+    q = qo;
+    k_new = ko;
+    v_new = vo;
+    for (int i = 0; i < 3; ++i) {
+      q.dim(i).set_min(0);
+      k_new.dim(i).set_min(0);
+      v_new.dim(i).set_min(0);
+    }
+    schedules::cpu::schedule_qkv_rope_of_rows(a, qo, ko, vo, target);
+  }
+};
+
 class LinearGenerator : public Halide::Generator<LinearGenerator> {
  public:
   Input<Halide::Buffer<void, 2>> x{"x"};   // (K, T)
@@ -88,3 +136,4 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
 
 HALIDE_REGISTER_GENERATOR(npukit::QkvRopeGenerator, npukit_qkv_rope)
 HALIDE_REGISTER_GENERATOR(npukit::LinearGenerator, npukit_linear)
+HALIDE_REGISTER_GENERATOR(npukit::QkvRopeDequantGenerator, npukit_qkv_rope_dequant)

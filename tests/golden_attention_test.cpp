@@ -359,6 +359,7 @@ TEST(GoldenQkvAttention, EqualsTheCompositionByHand) {
   // And on generated cases of every class (NaN-aware: nan_inf has NaN outputs).
   for (const std::string& cls : input_classes()) {
     for (const Case& c : qkv_attention_cases(cls, DType::float32)) {
+      if (c.inputs.count("w_qkv_scale")) continue;  // int8 weights: GoldenQkvAttention.Int8*
       Fused f{c.dims.at("T"), c.dims.at("D"), c.dims.at("S_max"), qkv_attention_params(c),
               c.inputs.at("x").values, c.inputs.at("w_qkv").values, c.inputs.at("w_o").values,
               c.inputs.at("k_cache").values, c.inputs.at("v_cache").values,
@@ -490,9 +491,13 @@ void check_cases_well_formed(bool fused) {
         ASSERT_EQ(c.inputs.size(), b[k].inputs.size());
         for (const auto& [name, arr] : c.inputs) {
           ASSERT_TRUE(same_bits(arr, b[k].inputs.at(name))) << name;
-          const DType want = name == "positions" ? DType::int32
-                             : name == "mask"    ? DType::float32
-                                                 : t;
+          const bool int8 = c.inputs.count("w_qkv_scale") > 0;
+          const bool weight = name == "w_qkv" || name == "w_o";
+          EXPECT_EQ(int8, c.name.rfind("w=int8 ", 0) == 0);
+          const DType want = name == "positions"                                ? DType::int32
+                             : name == "mask" || name.find("_scale") != std::string::npos ? DType::float32
+                             : weight && int8                                    ? DType::int8
+                                                                                 : t;
           EXPECT_EQ(arr.dtype, want) << name;
           EXPECT_EQ(static_cast<int64_t>(arr.values.size()), arr.size()) << name;
           for (double v : arr.values) ASSERT_TRUE(representable(v, arr.dtype)) << name;

@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "golden/attention.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
 
 namespace npukit {
@@ -141,6 +143,128 @@ TEST(QkvAttention, UpdatesOnlyTheNewPositionsInPlace) {
       for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(l.y[i], y[i], 1e-4 * (1 + std::fabs(y[i]))) << tier << " y[" << i << "]";
       for (size_t i = 0; i < k.size(); ++i) EXPECT_NEAR(l.k[i], k[i], 1e-4 * (1 + std::fabs(k[i]))) << tier << " k[" << i << "]";
     }
+  }
+}
+
+// The same layer with int8 weights and per-channel scales spanning three orders of magnitude.
+struct Int8Layer : Layer {
+  std::vector<int8_t> wq, wo;
+  std::vector<float> sq, so;
+  Int8Layer(int64_t T_, int64_t S_) : Layer(T_, S_) {
+    const int64_t rows = (Hq + 2 * Hkv) * Dh;
+    for (size_t i = 0; i < w_qkv.size(); ++i) wq.push_back(static_cast<int8_t>(std::lround(w_qkv[i] * 500) % 128));
+    for (size_t i = 0; i < w_o.size(); ++i) wo.push_back(static_cast<int8_t>(std::lround(w_o[i] * 600) % 128));
+    for (int64_t n = 0; n < rows; ++n) sq.push_back(std::ldexp(1.0f, -9 + static_cast<int>(n % 10)) / 16);
+    for (int64_t n = 0; n < D; ++n) so.push_back(std::ldexp(1.0f, -9 + static_cast<int>(n % 10)) / 8);
+  }
+  std::map<std::string, TensorView> views() {
+    auto v = Layer::views();
+    v["w_qkv"] = {wq.data(), DType::int8, {(Hq + 2 * Hkv) * Dh, D}, {}};
+    v["w_o"] = {wo.data(), DType::int8, {D, Hq * Dh}, {}};
+    v["w_qkv_scale"] = {sq.data(), DType::float32, {(Hq + 2 * Hkv) * Dh}, {}};
+    v["w_o_scale"] = {so.data(), DType::float32, {D}, {}};
+    return v;
+  }
+};
+
+TEST(QkvAttentionInt8, ScaleErrorsNameTheArgumentValueAndRule) {
+  Int8Layer l(2, 8);
+  auto v = l.views();
+  v.erase("w_o_scale");
+  std::string e = error_of([&] { bind_call(op(), "cpu", v, l.params(0)); });
+  EXPECT_NE(e.find("w_o is int8 but input w_o_scale is missing"), std::string::npos) << e;
+  v = l.views();
+  l.sq[5] = -0.5f;
+  e = error_of([&] { bind_call(op(), "cpu", v, l.params(0)); });
+  EXPECT_NE(e.find("w_qkv_scale[5] = -0.5: every scale of int8 weights must be finite and > 0"), std::string::npos) << e;
+  l.sq[5] = std::numeric_limits<float>::quiet_NaN();
+  e = error_of([&] { bind_call(op(), "cpu", v, l.params(0)); });
+  EXPECT_NE(e.find("w_qkv_scale[5] = nan"), std::string::npos) << e;
+  l.sq[5] = 0;
+  EXPECT_NE(error_of([&] { bind_call(op(), "cpu", v, l.params(0)); }).find("w_qkv_scale[5] = 0"), std::string::npos);
+  l.sq[5] = 1;
+  // Scales with float weights, and int8 with float weights mixed.
+  Layer f(2, 8);
+  v = f.views();
+  v["w_qkv_scale"] = l.views().at("w_qkv_scale");
+  e = error_of([&] { bind_call(op(), "cpu", v, f.params(0)); });
+  EXPECT_NE(e.find("input w_qkv_scale is given but w_qkv is float32"), std::string::npos) << e;
+  v = l.views();
+  v["w_o"] = f.views().at("w_o");
+  e = error_of([&] { bind_call(op(), "cpu", v, l.params(0)); });
+  EXPECT_NE(e.find("w_o"), std::string::npos) << e;
+  EXPECT_NE(e.find("w_qkv"), std::string::npos) << e;
+}
+
+TEST(QkvAttentionInt8, KBeyondTheExactInt32LimitIsRejected) {
+  // D = 131072 > int8_k_limit(0) = 131071; Hq = Hkv = 1, Dh = 2.
+  const int64_t D = 131072, T = 1, S = 2;
+  std::vector<float> x(D, 1.0f), k(2 * 2, 0.0f), v(4, 0.0f), y(D), sq(6, 1.0f), so(D, 1.0f);
+  std::vector<int8_t> wq(6 * D, 1), wo(D * 2, 1);
+  std::map<std::string, TensorView> t = {{"x", {x.data(), DType::float32, {T, D}, {}}},
+                                         {"w_qkv", {wq.data(), DType::int8, {6, D}, {}}},
+                                         {"w_o", {wo.data(), DType::int8, {D, 2}, {}}},
+                                         {"w_qkv_scale", {sq.data(), DType::float32, {6}, {}}},
+                                         {"w_o_scale", {so.data(), DType::float32, {D}, {}}},
+                                         {"k_cache", {k.data(), DType::float32, {1, S, 2}, {}}},
+                                         {"v_cache", {v.data(), DType::float32, {1, S, 2}, {}}},
+                                         {"y", {y.data(), DType::float32, {T, D}, {}}}};
+  const std::string e = error_of([&] { bind_call(op(), "cpu", t, {{"pos", "0"}}); });
+  EXPECT_NE(e.find("D (x's columns, the QKV projection's K) = 131072 exceeds 131071"), std::string::npos) << e;
+}
+
+TEST(QkvAttentionInt8, ZeroAndNaNTokensFollowTheQuantizationContract) {
+  for (const char* tier : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+    Int8Layer l(3, 10);
+    const int64_t pos = 4;
+    for (int64_t c = 0; c < l.D; ++c) l.x[static_cast<size_t>(1 * l.D + c)] = 0;  // token 1: zeros
+    run_call(bind_call(op(), tier, l.views(), l.params(pos)));
+    for (int64_t g = 0; g < l.Hkv; ++g) {
+      for (int64_t d = 0; d < l.Dh; ++d) {
+        const size_t at = static_cast<size_t>((g * l.S + pos + 1) * l.Dh + d);
+        EXPECT_EQ(l.k[at], 0.0f) << tier;  // scale 0: q, k and v exactly 0
+        EXPECT_EQ(l.v[at], 0.0f) << tier;
+      }
+    }
+    for (float v : l.y) EXPECT_TRUE(std::isfinite(v)) << tier;
+    // A NaN in x[1, 3]: token 1's k and v rows are all NaN; queries 1 and 2 read them.
+    Int8Layer n(3, 10);
+    n.x[static_cast<size_t>(1 * n.D + 3)] = std::numeric_limits<float>::quiet_NaN();
+    run_call(bind_call(op(), tier, n.views(), n.params(pos)));
+    for (int64_t d = 0; d < n.Dh; ++d) {
+      EXPECT_TRUE(std::isnan(n.k[static_cast<size_t>((pos + 1) * n.Dh + d)])) << tier;
+      EXPECT_TRUE(std::isnan(n.v[static_cast<size_t>((pos + 1) * n.Dh + d)])) << tier;
+      EXPECT_TRUE(std::isfinite(n.k[static_cast<size_t>(pos * n.Dh + d)])) << tier;
+    }
+    for (int64_t t = 0; t < n.T; ++t) {
+      for (int64_t c = 0; c < n.D; ++c) {
+        EXPECT_EQ(std::isnan(n.y[static_cast<size_t>(t * n.D + c)]), t >= 1) << tier << " y[" << t << ", " << c << "]";
+      }
+    }
+  }
+}
+
+TEST(QkvAttentionInt8, PackedOnceEqualsTheRegistryCallBitForBit) {
+  for (int64_t T : {1, 5}) {
+    Int8Layer a(T, 12), b(T, 12);
+    const Call ca = bind_call(op(), "cpu", a.views(), a.params(3));
+    run_call(ca);
+    const Call cb = bind_call(op(), "cpu", b.views(), b.params(3));
+    const QkvInt8Weights w = pack_qkv_int8_weights(cb);
+    qkv_attention_int8(cb, w);
+    EXPECT_EQ(std::memcmp(a.y.data(), b.y.data(), a.y.size() * 4), 0) << T;
+    EXPECT_EQ(std::memcmp(a.k.data(), b.k.data(), a.k.size() * 4), 0) << T;
+    EXPECT_EQ(std::memcmp(a.v.data(), b.v.data(), a.v.size() * 4), 0) << T;
+    // Packed weights of another shape are refused, not read out of bounds.
+    Int8Layer c(T, 12);
+    c.Hq = 2;
+    c.wo.resize(static_cast<size_t>(c.D * 2 * c.Dh));
+    c.wq.resize(static_cast<size_t>((2 + 4) * c.Dh * c.D));
+    c.sq.resize(static_cast<size_t>((2 + 4) * c.Dh));
+    auto p = c.params(3);
+    p["heads"] = "2";
+    const Call cc = bind_call(op(), "cpu", c.views(), p);
+    EXPECT_NE(error_of([&] { qkv_attention_int8(cc, w); }).find("do not fit"), std::string::npos);
   }
 }
 

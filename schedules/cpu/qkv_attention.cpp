@@ -28,9 +28,19 @@ void schedule_linear(ops::Linear& lin, Func wrapper, Expr n_rows, const Target& 
 }
 
 void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, Expr qkv_rows, const Target& target) {
-  const int vec = target.natural_vector_size<float>();
   a.rows.compute_root();
   schedule_linear(a.proj, a.rows, qkv_rows, target);
+  schedule_rope_outputs(a, q, k_new, v_new, target);
+}
+
+void schedule_qkv_rope_of_rows(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  a.rows.compute_root().vectorize(a.rows.args()[0], vec, TailStrategy::GuardWithIf);
+  schedule_rope_outputs(a, q, k_new, v_new, target);
+}
+
+void schedule_rope_outputs(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
   a.angles.inv_freq.compute_root();
   a.angles.cos_sin.compute_root();
   for (ops::Rope* r : {&a.q_half, &a.k_half, &a.q_interleaved, &a.k_interleaved}) {

@@ -22,4 +22,13 @@ void schedule_linear(ops::Linear& lin, Halide::Func wrapper, Halide::Expr n_rows
 void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new, Halide::Expr qkv_rows,
                        const Halide::Target& target);
 
+// The int8 path's QKV step: the dequantized rows (ops::define_qkv_rope_of_rows) computed
+// once, vectorized, then the same rotations and stores.
+void schedule_qkv_rope_of_rows(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new,
+                               const Halide::Target& target);
+
+// What both share: the (cos, sin) table, the rotations and the three outputs.
+void schedule_rope_outputs(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new,
+                           const Halide::Target& target);
+
 }  // namespace npukit::schedules::cpu

@@ -1,0 +1,24 @@
+#include "schedules/cpu/per_token_quant.h"
+
+namespace npukit::schedules::cpu {
+
+using namespace Halide;
+
+int quant_lanes(const Target& target) { return target.natural_vector_size<uint32_t>(); }
+
+void schedule_per_token_quant(ops::PerTokenQuant& p, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  // p.scale and p.q are the outputs (root); each row's maximum inside the row's scale.
+  p.scale.parallel(p.t);
+  p.mag_bits.compute_at(p.scale, p.t);
+  p.mag_part.compute_at(p.mag_bits, p.t).vectorize(p.l);
+  p.mag_part.update().vectorize(p.l);
+  p.q.vectorize(p.k, vec * 4, TailStrategy::GuardWithIf).parallel(p.t);
+}
+
+void schedule_dequantize_rows(Func y, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  y.vectorize(y.args()[0], vec * 2, TailStrategy::GuardWithIf).parallel(y.args()[1]);
+}
+
+}  // namespace npukit::schedules::cpu

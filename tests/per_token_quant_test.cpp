@@ -1,0 +1,145 @@
+// The per-token quantization kernels of the int8-weight path, on every CPU tier this machine
+// runs, bit for bit against the golden contract (golden/per_token_quant.h): zero, NaN, Inf
+// and underflowing rows, ties, fp16 rows, row lengths with vector tails; and the per-row
+// dequantization.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "golden/half.h"
+#include "golden/per_token_quant.h"
+#include "kernels/dequantize_rows_f32.h"
+#include "kernels/quantize_rows_f16.h"
+#include "kernels/quantize_rows_f32.h"
+#include "runtime/cpu_features.h"
+#include "runtime/halide_call.h"
+
+namespace npukit {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<std::string> tiers() {
+  std::vector<std::string> t;
+  for (const char* tier : {"avx512", "avx2", "sse41"}) {
+    if (missing_for_tier(cpu_features(), tier).empty()) t.push_back(tier);
+  }
+  return t;
+}
+
+// Rows of K values: the edge cases of the contract, then random rows.
+std::vector<std::vector<float>> edge_rows(int64_t K) {
+  std::vector<std::vector<float>> rows;
+  std::mt19937 rng(static_cast<unsigned>(K));
+  std::normal_distribution<float> normal(0, 1);
+  auto random_row = [&](float scale) {
+    std::vector<float> r(static_cast<size_t>(K));
+    for (float& v : r) v = scale * normal(rng);
+    return r;
+  };
+  rows.push_back(std::vector<float>(static_cast<size_t>(K), 0.0f));  // zero row
+  rows.push_back(random_row(1));
+  rows.back()[static_cast<size_t>(K / 2)] = kNaN;                     // NaN row
+  rows.push_back(random_row(1));
+  rows.back()[static_cast<size_t>(K - 1)] = -kInf;                    // Inf in the tail
+  rows.push_back(std::vector<float>(static_cast<size_t>(K), std::ldexp(1.0f, -149) * 60));  // s underflows
+  std::vector<float> ties(static_cast<size_t>(K));                    // s = 1: exact ties
+  for (int64_t k = 0; k < K; ++k) ties[static_cast<size_t>(k)] = static_cast<float>(k % 9) - 4.0f + 0.5f;
+  ties[0] = 127;
+  rows.push_back(ties);
+  for (float scale : {1.0f, 1e-30f, 3e30f, 1e-40f}) rows.push_back(random_row(scale));
+  return rows;
+}
+
+TEST(PerTokenQuant, KernelsMatchTheGoldenBitForBit) {
+  for (const std::string& tier : tiers()) {
+    for (int64_t K : {1, 3, 17, 64, 250, 4096}) {
+      const std::vector<std::vector<float>> rows = edge_rows(K);
+      const int64_t T = static_cast<int64_t>(rows.size());
+      for (const bool f16 : {false, true}) {
+        std::vector<float> a;
+        std::vector<uint16_t> h;
+        for (const auto& r : rows) {
+          for (float v : r) {
+            h.push_back(golden::float_to_half_bits(v));
+            a.push_back(f16 ? golden::half_bits_to_float(h.back()) : v);
+          }
+        }
+        std::vector<int8_t> q(static_cast<size_t>(T * K), 99);
+        std::vector<float> s(static_cast<size_t>(T), -1);
+        HalideBuffer in(f16 ? TensorView{h.data(), DType::float16, {T, K}, {}}
+                            : TensorView{a.data(), DType::float32, {T, K}, {}}),
+            qb(TensorView{q.data(), DType::int8, {T, K}, {}}), sb(TensorView{s.data(), DType::float32, {T}, {}});
+        if (f16) {
+          call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", tier, in.get(), qb.get(), sb.get());
+        } else {
+          call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
+        }
+        for (int64_t t = 0; t < T; ++t) {
+          std::vector<int8_t> want(static_cast<size_t>(K));
+          const float ws = golden::quantize_token(a.data() + t * K, K, want.data());
+          const std::string where = tier + (f16 ? " f16" : " f32") + " K=" + std::to_string(K) + " row " + std::to_string(t);
+          if (std::isnan(ws)) {
+            EXPECT_TRUE(std::isnan(s[static_cast<size_t>(t)])) << where;
+          } else {
+            EXPECT_EQ(std::memcmp(&ws, &s[static_cast<size_t>(t)], 4), 0) << where << ": " << ws << " vs " << s[t];
+          }
+          EXPECT_EQ(std::memcmp(want.data(), q.data() + t * K, static_cast<size_t>(K)), 0) << where;
+        }
+      }
+    }
+  }
+}
+
+TEST(PerTokenQuant, TiesRoundToEvenAndRowsOfZerosAndNaN) {
+  const std::vector<float> a = {127, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f,  // s = 1
+                                0, 0, 0, 0, 0, 0, 0, 0,                            // zero row
+                                1, 2, kNaN, 4, 5, 6, 7, 8};                         // NaN row
+  for (const std::string& tier : tiers()) {
+    std::vector<int8_t> q(24, 99);
+    std::vector<float> s(3, -1);
+    HalideBuffer in(TensorView{const_cast<float*>(a.data()), DType::float32, {3, 8}, {}}),
+        qb(TensorView{q.data(), DType::int8, {3, 8}, {}}), sb(TensorView{s.data(), DType::float32, {3}, {}});
+    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
+    EXPECT_EQ(std::vector<int>(q.begin(), q.begin() + 8), (std::vector<int>{127, 0, 2, 2, 0, -2, -2, 4})) << tier;
+    EXPECT_EQ(s[0], 1.0f) << tier;
+    EXPECT_EQ(std::vector<int>(q.begin() + 8, q.end()), std::vector<int>(16, 0)) << tier;
+    EXPECT_EQ(s[1], 0.0f) << tier;
+    EXPECT_TRUE(std::isnan(s[2])) << tier;
+  }
+}
+
+TEST(PerTokenQuant, DequantizeRowsIsAccTimesRowScaleTimesChannelScaleInFp32) {
+  const int64_t T = 3, N = 37;
+  std::vector<int32_t> acc(static_cast<size_t>(T * N));
+  std::vector<float> rs = {0.25f, 0.0f, kNaN}, ws(static_cast<size_t>(N));
+  for (int64_t i = 0; i < T * N; ++i) acc[static_cast<size_t>(i)] = static_cast<int32_t>(i * 977 - 20000) * 1000 + 3;
+  for (int64_t n = 0; n < N; ++n) ws[static_cast<size_t>(n)] = std::ldexp(1.1f + float(n), static_cast<int>(n % 7) - 3);
+  for (const std::string& tier : tiers()) {
+    std::vector<float> y(static_cast<size_t>(T * N), -1);
+    HalideBuffer ab(TensorView{acc.data(), DType::int32, {T, N}, {}}), rb(TensorView{rs.data(), DType::float32, {T}, {}}),
+        wb(TensorView{ws.data(), DType::float32, {N}, {}}), yb(TensorView{y.data(), DType::float32, {T, N}, {}});
+    call_cpu_kernel(kernels::dequantize_rows_f32, "dequantize_rows_f32", tier, ab.get(), rb.get(), wb.get(), yb.get());
+    for (int64_t t = 0; t < T; ++t) {
+      for (int64_t n = 0; n < N; ++n) {
+        const float want = golden::dequantize_token(acc[static_cast<size_t>(t * N + n)], rs[static_cast<size_t>(t)],
+                                                    ws[static_cast<size_t>(n)]);
+        const float got = y[static_cast<size_t>(t * N + n)];
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << tier << " " << t << " " << n;
+        } else {
+          EXPECT_EQ(got, want) << tier << " " << t << " " << n;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace npukit
