@@ -292,7 +292,7 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
 
   // The timeline: per-unit intervals of the busiest core, laid out as the formulas above
   // (prologue, n equal iteration slots, epilogue). Only the first and last few iterations
-  // are drawn; the middle is one summary interval per busy unit.
+  // are drawn; the middle is one summary interval per busy unit, as long as its busy time.
   auto add = [&](Pipe pipe, std::string name, double start, double len) {
     if (len <= 0) return;
     r.timeline.push_back({pipe, std::move(name), std::llround(start), std::llround(start + len)});
@@ -325,9 +325,14 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
     const double s = slot(edge), e = slot(n - edge);
     const std::string what = "tiles " + std::to_string(edge) + ".." + std::to_string(n - edge - 1) + " (" +
                              std::to_string(n - 2 * edge) + " iterations, summarized)";
+    // Each unit's summary interval lasts as long as the unit is busy over those
+    // iterations (starting with them), so the track's filled share is its utilization.
     const double busy_i[] = {matrix_i, vector_i, in_engine_i, out_engine_i, sync_i};
-    for (Pipe pipe : kPipes)
-      if (busy_i[static_cast<size_t>(pipe)] > 0) add(pipe, what, s, e - s);
+    const double middle = static_cast<double>(n - 2 * edge);
+    for (Pipe pipe : kPipes) {
+      const double busy = busy_i[static_cast<size_t>(pipe)] * middle;
+      if (busy > 0) add(pipe, what + ", busy " + std::to_string(std::llround(busy)) + " cycles", s, std::min(busy, e - s));
+    }
     for (int64_t i = n - edge; i < n; ++i) draw_iteration(i);
   }
   {
