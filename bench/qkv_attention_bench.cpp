@@ -123,30 +123,17 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
 // A chunk of 64 tokens (prefill or speculative verification): the projections become GEMMs.
 void BM_qkv_attention_chunk64(benchmark::State& state, DType dtype) { run_layer(state, dtype, 64); }
 
+// The decode cache lengths, timed by the cold-rotation helper.
+void cache_lengths(benchmark::internal::Benchmark* b) {
+  b->ArgName("S")->Arg(512)->Arg(2048)->Arg(8192)->Arg(32768)->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
 BENCHMARK_CAPTURE(BM_qkv_attention_decode, f16, DType::float16)
-    ->ArgName("S")
-    ->Arg(512)
-    ->Arg(2048)
-    ->Arg(8192)
-    ->Arg(32768)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(cache_lengths);
 BENCHMARK_CAPTURE(BM_qkv_attention_decode, f32, DType::float32)
-    ->ArgName("S")
-    ->Arg(512)
-    ->Arg(2048)
-    ->Arg(8192)
-    ->Arg(32768)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(cache_lengths);
 BENCHMARK_CAPTURE(BM_qkv_attention_decode_int8, f16_wi8, false)
-    ->ArgName("S")
-    ->Arg(512)
-    ->Arg(2048)
-    ->Arg(8192)
-    ->Arg(32768)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+    ->Apply(cache_lengths);
 BENCHMARK_CAPTURE(BM_qkv_attention_decode_int8, f16_wi8_pack_per_call, true)
     ->ArgName("S")
     ->Arg(512)

@@ -2,6 +2,8 @@
 // RoPE of q and k, k and v written into the cache) and `npukit_linear` (the output
 // projection), and for int8 weights `npukit_qkv_rope_dequant` (the same from int32
 // accumulators). Storage types come from the `*.type` generator params.
+#include <tuple>
+
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/per_token_quant.h"
@@ -10,6 +12,28 @@
 
 namespace npukit {
 namespace {
+
+// The rotated q, and k and v as the cache rows they overwrite ((d, t, h), narrowed to the
+// cache's type), bound to generator `g`'s outputs q, k_new and v_new.
+template <class Gen>
+std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, const ops::QkvRope& a,
+                                                                       const Halide::Target& target) {
+  using namespace Halide;
+  Var d, h, t;
+  Func qo("q_out"), ko("k_out"), vo("v_out");
+  qo(d, h, t) = a.q(d, h, t);
+  ko(d, t, h) = ops::narrow_from_f32(a.k(d, h, t), g.k_new.type(), target);
+  vo(d, t, h) = ops::narrow_from_f32(a.v(d, h, t), g.v_new.type(), target);
+  g.q = qo;
+  g.k_new = ko;
+  g.v_new = vo;
+  for (int i = 0; i < 3; ++i) {
+    g.q.dim(i).set_min(0);
+    g.k_new.dim(i).set_min(0);
+    g.v_new.dim(i).set_min(0);
+  }
+  return {qo, ko, vo};
+}
 
 class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
  public:
@@ -36,24 +60,13 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
       w.dim(i).set_min(0);
     }
     Expr D = x.dim(0).extent();
-    Var c, r, d, h, t;
+    Var c, r, t;
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
     wf(c, r) = ops::widen_to_f32(w(c, r), target);
     ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved,
                                           schedules::cpu::linear_lanes(target));
-    Func qo("q_out"), ko("k_out"), vo("v_out");
-    qo(d, h, t) = a.q(d, h, t);
-    ko(d, t, h) = ops::narrow_from_f32(a.k(d, h, t), k_new.type(), target);
-    vo(d, t, h) = ops::narrow_from_f32(a.v(d, h, t), v_new.type(), target);
-    q = qo;
-    k_new = ko;
-    v_new = vo;
-    for (int i = 0; i < 3; ++i) {
-      q.dim(i).set_min(0);
-      k_new.dim(i).set_min(0);
-      v_new.dim(i).set_min(0);
-    }
+    auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
     schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
   }
 };
@@ -84,22 +97,11 @@ class QkvRopeDequantGenerator : public Halide::Generator<QkvRopeDequantGenerator
     acc.dim(1).set_min(0);
     x_scale.dim(0).set_min(0);
     w_scale.dim(0).set_min(0);
-    Var r, d, h, t;
+    Var r, t;
     Func rows("dequantized_rows");
     rows(r, t) = ops::dequantize(acc(r, t), x_scale(t), w_scale(r));
     ops::QkvRope a = ops::define_qkv_rope_of_rows(rows, heads, kv_heads, head_dim, pos, theta, interleaved);
-    Func qo("q_out"), ko("k_out"), vo("v_out");
-    qo(d, h, t) = a.q(d, h, t);
-    ko(d, t, h) = ops::narrow_from_f32(a.k(d, h, t), k_new.type(), target);
-    vo(d, t, h) = ops::narrow_from_f32(a.v(d, h, t), v_new.type(), target);
-    q = qo;
-    k_new = ko;
-    v_new = vo;
-    for (int i = 0; i < 3; ++i) {
-      q.dim(i).set_min(0);
-      k_new.dim(i).set_min(0);
-      v_new.dim(i).set_min(0);
-    }
+    auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
     schedules::cpu::schedule_qkv_rope_of_rows(a, qo, ko, vo, target);
   }
 };
