@@ -46,3 +46,82 @@ Attention define_attention(Func q, Func k, Func v, Func positions, Func mask, Ex
 }
 
 }  // namespace npukit::ops
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+Expr exp_nonpositive(Expr x) {
+  // The clamp keeps fast_exp's float-to-int conversion in range (−inf and garbage scores
+  // at positions that are computed but not live); e^-100 is below fp32's smallest normal,
+  // and fast_exp flushes it to 0.
+  Expr e = fast_exp(clamp(x, -100.0f, 0.0f));
+  // strict_float: fast-math may assume no NaNs and fold the test away.
+  return select(strict_float(is_nan(x)), x, e);
+}
+
+AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
+                                        Expr kv_heads, Expr head_dim, Expr s_max, int split) {
+  AttentionDecode a;
+  Var d = a.d, r = a.r, s = a.s, c = a.c, g = a.g, h = a.h;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const float pos_inf = std::numeric_limits<float>::infinity();
+  Expr group = heads / kv_heads;
+
+  a.qg(d, r, g) = q(d, g * group + r);
+  a.rd = RDom(0, head_dim, "rd");
+  a.dot(s, r, g) = 0.0f;
+  a.dot(s, r, g) += a.qg(a.rd, r, g) * k(a.rd, s, g);
+  Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
+  auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
+
+  // The live positions of split c: causal, inside the cache, not masked out. Only these
+  // are reduced. Bounds inference does not narrow a box by an RDom predicate, so every
+  // access goes through `at`, p clamped to the causal range: a split past the position
+  // then asks for that one (live) row, not for rows past it or past the cache.
+  a.rs = RDom(0, split, "rs");
+  Expr p = c * split + a.rs;
+  Expr at = min(p, min(position, s_max - 1));
+  a.rs.where(p <= position && p < s_max && strict_float(mask(at) != neg_inf));
+
+  // The split's max (NaN excluded), whether a live score is NaN or +Inf (either makes the
+  // head's output NaN: +Inf − +Inf in the exponent), and whether any position is live.
+  Expr sc = score(at, r);
+  a.stats(r, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.stats(r, c, g) = Tuple(strict_float(max(a.stats(r, c, g)[0], select(is_nan(sc), neg_inf, sc))),
+                           a.stats(r, c, g)[1] || strict_float(is_nan(sc) || sc == pos_inf), cast<bool>(true));
+  // The split's reference for its exponents: its max, or 0 when that is −inf (no live
+  // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
+  // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
+  Expr m_c = a.stats(r, c, g)[0];
+  Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
+  a.weight(s, r, c, g) = exp_nonpositive(score(s, r) - ref);
+  a.den(r, c, g) = 0.0f;
+  a.den(r, c, g) += a.weight(at, r, c, g);
+  a.num(d, r, c, g) = 0.0f;
+  a.num(d, r, c, g) += a.weight(at, r, c, g) * v(d, at, g);
+  a.partial(d, r, c, g) = Tuple(a.num(d, r, c, g), m_c, a.den(r, c, g), a.stats(r, c, g)[1], a.stats(r, c, g)[2]);
+
+  // Combine: the global max, the flags ORed, each split rescaled by exp(m_c − max). A split
+  // with m_c = −inf gets scale 0 (exp(−inf)); when the global max is −inf too, every scale
+  // is NaN (−inf − −inf) and so is the output, as the unsplit formula gives for all-−inf
+  // live scores.
+  a.rc = RDom(0, (s_max + split - 1) / split, "rc");
+  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, r, cc, g)[i]; };
+  a.combined(r, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.combined(r, g) = Tuple(strict_float(max(a.combined(r, g)[0], part(0, a.rc, 1))),
+                           a.combined(r, g)[1] || part(0, a.rc, 3), a.combined(r, g)[2] || part(0, a.rc, 4));
+  a.scale(r, c, g) = exp_nonpositive(part(0, c, 1) - a.combined(r, g)[0]);
+  a.total_den(r, g) = 0.0f;
+  a.total_den(r, g) += a.scale(r, a.rc, g) * part(0, a.rc, 2);
+  a.total_num(d, r, g) = 0.0f;
+  a.total_num(d, r, g) += a.scale(r, a.rc, g) * part(d, a.rc, 0);
+
+  Expr hr = h % group, hg = h / group;
+  Expr any_bad = a.combined(hr, hg)[1], any_live = a.combined(hr, hg)[2];
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  a.out(d, h) = select(any_bad, nan, !any_live, 0.0f, a.total_num(d, hr, hg) / a.total_den(hr, hg));
+  return a;
+}
+
+}  // namespace npukit::ops

@@ -1,5 +1,6 @@
-// The attention-core Generator (op `attention`): storage types from `q.type`, `k.type`,
-// `v.type` and `o.type`.
+// The attention-core Generators (op `attention`): npukit_attention for any number of
+// tokens, npukit_attention_decode split for decode (the runtime calls it when T = 1).
+// Storage types from `q.type`, `k.type`, `v.type` and `o.type`.
 #include "Halide.h"
 #include "ops/attention.h"
 #include "ops/float_convert.h"
@@ -49,7 +50,101 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
   }
 };
 
+// The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
+// row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
+// reads only the partials, Hq · (Dh + 4) values per split.
+void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target) {
+  using namespace Halide;
+  const int vec = target.natural_vector_size<float>();
+  // Query heads per kv head handled together, unrolled so that each k and v vector is
+  // loaded and widened once for all of them and their accumulators stay in registers.
+  // Groups that are not a multiple of it take a guarded tail.
+  const int heads_unrolled = 4;
+  // The d columns one sweep of the split's v rows accumulates: 2 vectors × 4 heads = 8
+  // accumulators; with AVX-512 that is one 64-byte line of each fp16 row per sweep.
+  const int v_columns = 2 * vec;
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+
+  Var task("task");
+  a.partial.compute_root().fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
+  a.qg.compute_at(a.partial, task);
+
+  // Scores: per position, vector accumulators over head_dim (an rfactor over the lanes),
+  // the heads unrolled inside, one horizontal sum per (position, head) at the end.
+  a.dot.compute_at(a.partial, task);
+  RVar rdo("rdo"), rdi("rdi");
+  Var u("u"), ro("ro"), ri("ri");
+  Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
+  a.dot.update().reorder(rdi, a.r, a.s).atomic().vectorize(rdi);
+  lanes.compute_at(a.dot, a.s).vectorize(u);
+  lanes.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(u, ri, rdo, ro).vectorize(u).unroll(ri);
+
+  a.stats.compute_at(a.partial, task);
+  a.weight.compute_at(a.partial, task).vectorize(a.s, vec, guard);
+  a.den.compute_at(a.partial, task);
+
+  // Σ weight · v: d columns outside the positions, so each sweep keeps v_columns × heads
+  // accumulators in registers and touches each cache line of v once.
+  Var dd("dd"), dv("dv");
+  a.num.compute_at(a.partial, task).vectorize(a.d, vec, guard);
+  a.num.update()
+      .split(a.d, dd, dv, v_columns, guard)
+      .split(a.r, ro, ri, heads_unrolled, guard)
+      .reorder(dv, ri, a.rs, ro, dd)
+      .vectorize(dv)
+      .unroll(ri);
+
+  // The combine: small, per query head.
+  a.combined.compute_at(out, a.h);
+  a.scale.compute_at(out, a.h);
+  a.total_den.compute_at(out, a.h);
+  a.total_num.compute_at(out, a.h).vectorize(a.d, vec, guard);
+  a.total_num.update().vectorize(a.d, vec, guard);
+  out.vectorize(a.d, vec, guard);
+}
+
+// One token (T = 1): q and o of (Dh, Hq, 1), the mask of (S_max, 1) and the token's position
+// as a scalar, so that bounds inference can clamp each split to it.
+class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerator> {
+ public:
+  // Cache positions per split: enough that a task's k and v (2 · split · Dh · 2 bytes)
+  // dwarf its partials (Hq/Hkv · (Dh + 4) values), few enough that short caches still
+  // give every thread tasks.
+  GeneratorParam<int> split{"split", 512};
+
+  Input<Halide::Buffer<void, 3>> q{"q"};              // (Dh, Hq, 1)
+  Input<Halide::Buffer<void, 3>> k{"k"};              // (Dh, S_max, Hkv)
+  Input<Halide::Buffer<void, 3>> v{"v"};              // (Dh, S_max, Hkv)
+  Input<int32_t> position{"position"};                // in [0, S_max)
+  Input<Halide::Buffer<float, 2>> mask{"mask"};       // (S_max, 1)
+  Output<Halide::Buffer<void, 3>> o{"o"};             // (Dh, Hq, 1)
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    const Target target = get_target();
+    Var a, b, c;
+    Func qf("qf"), kf("kf"), vf("vf"), mf("mf");
+    qf(a, b) = ops::widen_to_f32(q(a, b, 0), target);
+    kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
+    vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
+    mf(a) = mask(a, 0);
+    ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
+                                                            k.dim(2).extent(), q.dim(0).extent(),
+                                                            k.dim(1).extent(), split);
+    Func out("attention_out");
+    Var d = att.d, h = att.h, t("t");
+    out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
+    o = out;
+    q.dim(2).set_bounds(0, 1);
+    mask.dim(1).set_bounds(0, 1);
+    o.dim(2).set_bounds(0, 1);
+    schedule_decode(att, out, target);
+  }
+};
+
 }  // namespace
 }  // namespace npukit
 
 HALIDE_REGISTER_GENERATOR(npukit::AttentionGenerator, npukit_attention)
+HALIDE_REGISTER_GENERATOR(npukit::AttentionDecodeGenerator, npukit_attention_decode)
