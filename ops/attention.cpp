@@ -75,21 +75,26 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
   auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
 
-  // The live positions of split c: causal, inside the cache, not masked out. Only these
-  // are reduced. Bounds inference does not narrow a box by an RDom predicate, so every
-  // access goes through `at`, p clamped to the causal range: a split past the position
-  // then asks for that one (live) row, not for rows past it or past the cache.
+  // The positions of split c up to the token's (causal) and inside the cache: the RDom's
+  // predicate, which lowering turns into loop bounds. Bounds inference does not narrow a
+  // box by an RDom predicate, so every access goes through `at`, p clamped to the causal
+  // range: a split past the position then asks for that one row, not for rows past it or
+  // past the cache. Masked positions (mask = −inf) inside that range are dropped by a
+  // select, not a branch, so that the inner loops stay straight: their k and v may be
+  // loaded, but nothing computed from them is kept.
   a.rs = RDom(0, split, "rs");
   Expr p = c * split + a.rs;
   Expr at = min(p, min(position, s_max - 1));
-  a.rs.where(p <= position && p < s_max && strict_float(mask(at) != neg_inf));
+  a.rs.where(p <= position && p < s_max);
+  Expr unmasked = strict_float(mask(at) != neg_inf);
 
   // The split's max (NaN excluded), whether a live score is NaN or +Inf (either makes the
   // head's output NaN: +Inf − +Inf in the exponent), and whether any position is live.
   Expr sc = score(at, r);
   a.stats(r, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.stats(r, c, g) = Tuple(strict_float(max(a.stats(r, c, g)[0], select(is_nan(sc), neg_inf, sc))),
-                           a.stats(r, c, g)[1] || strict_float(is_nan(sc) || sc == pos_inf), cast<bool>(true));
+  a.stats(r, c, g) = Tuple(
+      strict_float(max(a.stats(r, c, g)[0], select(unmasked && !is_nan(sc), sc, neg_inf))),
+      a.stats(r, c, g)[1] || (unmasked && strict_float(is_nan(sc) || sc == pos_inf)), a.stats(r, c, g)[2] || unmasked);
   // The split's reference for its exponents: its max, or 0 when that is −inf (no live
   // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
   // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
@@ -97,9 +102,10 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
   a.weight(s, r, c, g) = exp_nonpositive(score(s, r) - ref);
   a.den(r, c, g) = 0.0f;
-  a.den(r, c, g) += a.weight(at, r, c, g);
+  a.den(r, c, g) = select(unmasked, a.den(r, c, g) + a.weight(at, r, c, g), a.den(r, c, g));
   a.num(d, r, c, g) = 0.0f;
-  a.num(d, r, c, g) += a.weight(at, r, c, g) * v(d, at, g);
+  a.num(d, r, c, g) =
+      select(unmasked, a.num(d, r, c, g) + a.weight(at, r, c, g) * v(d, at, g), a.num(d, r, c, g));
   a.partial(d, r, c, g) = Tuple(a.num(d, r, c, g), m_c, a.den(r, c, g), a.stats(r, c, g)[1], a.stats(r, c, g)[2]);
 
   // Combine: the global max, the flags ORed, each split rescaled by exp(m_c − max). A split

@@ -76,7 +76,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   Var u("u"), ro("ro"), ri("ri");
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
   a.dot.update().reorder(rdi, a.r, a.s).atomic().vectorize(rdi);
-  lanes.compute_at(a.dot, a.s).vectorize(u);
+  // Stored once per task and folded to one position (a per-position allocation of a
+  // size known only at run time would be a heap allocation per position).
+  lanes.reorder_storage(u, a.r, a.s, a.g).store_at(a.partial, task).compute_at(a.dot, a.s).vectorize(u);
   lanes.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(u, ri, rdo, ro).vectorize(u).unroll(ri);
 
   a.stats.compute_at(a.partial, task);
@@ -94,11 +96,11 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .vectorize(dv)
       .unroll(ri);
 
-  // The combine: small, per query head.
-  a.combined.compute_at(out, a.h);
-  a.scale.compute_at(out, a.h);
-  a.total_den.compute_at(out, a.h);
-  a.total_num.compute_at(out, a.h).vectorize(a.d, vec, guard);
+  // The combine: small (Hq · Dh per split), once for all heads.
+  a.combined.compute_root();
+  a.scale.compute_root();
+  a.total_den.compute_root();
+  a.total_num.compute_root().vectorize(a.d, vec, guard);
   a.total_num.update().vectorize(a.d, vec, guard);
   out.vectorize(a.d, vec, guard);
 }
