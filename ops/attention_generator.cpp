@@ -53,16 +53,19 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
-void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target) {
+void schedule_decode(ops::AttentionDecode& a, Halide::Func v_wide, Halide::Func out, const Halide::Target& target) {
   using namespace Halide;
   const int vec = target.natural_vector_size<float>();
   // Query heads per kv head handled together, unrolled so that each k and v vector is
   // loaded and widened once for all of them and their accumulators stay in registers.
   // Groups that are not a multiple of it take a guarded tail.
   const int heads_unrolled = 4;
-  // The d columns one sweep of the split's v rows accumulates: 2 vectors × 4 heads = 8
-  // accumulators; with AVX-512 that is one 64-byte line of each fp16 row per sweep.
-  const int v_columns = 2 * vec;
+  // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
+  // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
+  const int v_columns = (vec >= 16 ? 4 : 2) * vec;
+  // v rows widened to fp32 at a time, into an L1-resident block that the sweeps reread:
+  // DRAM sees one sequential stream, and the accumulators are reloaded once per block.
+  const int v_rows = 16;
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
@@ -75,7 +78,10 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   RVar rdo("rdo"), rdi("rdi");
   Var u("u"), ro("ro"), ri("ri");
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
-  a.dot.update().reorder(rdi, a.r, a.s).atomic().vectorize(rdi);
+  a.dot.update()
+      .reorder(rdi, a.r, a.s)
+      .atomic()
+      .vectorize(rdi);
   // Stored once per task and folded to one position (a per-position allocation of a
   // size known only at run time would be a heap allocation per position).
   lanes.reorder_storage(u, a.r, a.s, a.g).store_at(a.partial, task).compute_at(a.dot, a.s).vectorize(u);
@@ -85,16 +91,22 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.weight.compute_at(a.partial, task).vectorize(a.s, vec, guard);
   a.den.compute_at(a.partial, task);
 
-  // Σ weight · v: d columns outside the positions, so each sweep keeps v_columns × heads
-  // accumulators in registers and touches each cache line of v once.
+  // Σ weight · v: per block of v_rows positions, the rows widened once, then sweeps of
+  // v_columns with the heads' accumulators in registers.
   Var dd("dd"), dv("dv");
+  RVar rso("rso"), rsi("rsi");
   a.num.compute_at(a.partial, task).vectorize(a.d, vec, guard);
   a.num.update()
+      .split(a.rs.x, rso, rsi, v_rows)
       .split(a.d, dd, dv, v_columns, guard)
       .split(a.r, ro, ri, heads_unrolled, guard)
-      .reorder(dv, ri, a.rs, ro, dd)
+      .reorder(dv, ri, rsi, ro, dd, rso)
       .vectorize(dv)
       .unroll(ri);
+  // On the stack: a size known only at run time would be a heap allocation per block
+  // (Halide reuses a dynamic stack allocation across iterations). Not store_at the task
+  // with folding: Halide 14's sliding window then skips every block after the first.
+  v_wide.compute_at(a.num, rso).store_in(MemoryType::Stack).vectorize(v_wide.args()[0], vec, guard);
 
   // The combine: small (Hq · Dh per split), once for all heads.
   a.combined.compute_root();
@@ -141,7 +153,7 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     q.dim(2).set_bounds(0, 1);
     mask.dim(1).set_bounds(0, 1);
     o.dim(2).set_bounds(0, 1);
-    schedule_decode(att, out, target);
+    schedule_decode(att, vf, out, target);
   }
 };
 
