@@ -75,44 +75,50 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
   auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
 
-  // The positions of split c up to the token's (causal) and inside the cache: the RDom's
-  // predicate, which lowering turns into loop bounds. Bounds inference does not narrow a
-  // box by an RDom predicate, so every access goes through `at`, p clamped to the causal
-  // range: a split past the position then asks for that one row, not for rows past it or
-  // past the cache. Masked positions (mask = −inf) inside that range are dropped by a
-  // select, not a branch, so that the inner loops stay straight: their k and v may be
-  // loaded, but nothing computed from them is kept.
+  // Position p of split c is live when causal (p <= position), inside the cache and not
+  // masked out (mask = −inf). Liveness is a select, not an RDom predicate, so that the
+  // inner loops have constant trip counts and no branches; dead positions get weight 0
+  // and a v of 0, so nothing read for them reaches the output. Every access goes through
+  // `at`, p clamped to the causal range: a split that ends past the position reads that
+  // live row again, never a row past it or past the cache (bounds inference would not
+  // narrow the reads by a predicate). Splits that start past the position are not
+  // computed at all (see rc below).
   a.rs = RDom(0, split, "rs");
+  Expr causal_end = min(position, s_max - 1);
+  auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
+  auto live = [&](Expr pos) {
+    return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
+  };
   Expr p = c * split + a.rs;
-  Expr at = min(p, min(position, s_max - 1));
-  a.rs.where(p <= position && p < s_max);
-  Expr unmasked = strict_float(mask(at) != neg_inf);
 
-  // The split's max (NaN excluded), whether a live score is NaN or +Inf (either makes the
-  // head's output NaN: +Inf − +Inf in the exponent), and whether any position is live.
-  Expr sc = score(at, r);
+  // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
+  // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
+  // position is live.
+  Expr sc = score(clamp_to_causal(p), r);
+  Expr live_p = live(p);
   a.stats(r, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.stats(r, c, g) = Tuple(
-      strict_float(max(a.stats(r, c, g)[0], select(unmasked && !is_nan(sc), sc, neg_inf))),
-      a.stats(r, c, g)[1] || (unmasked && strict_float(is_nan(sc) || sc == pos_inf)), a.stats(r, c, g)[2] || unmasked);
+  a.stats(r, c, g) = Tuple(max(a.stats(r, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
+                           a.stats(r, c, g)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
+                           a.stats(r, c, g)[2] || live_p);
   // The split's reference for its exponents: its max, or 0 when that is −inf (no live
   // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
   // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
   Expr m_c = a.stats(r, c, g)[0];
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
-  a.weight(s, r, c, g) = exp_nonpositive(score(s, r) - ref);
+  a.weight(s, r, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s), r) - ref), 0.0f);
+  a.v_live(d, s, g) = select(live(s), v(d, clamp_to_causal(s), g), 0.0f);
   a.den(r, c, g) = 0.0f;
-  a.den(r, c, g) = select(unmasked, a.den(r, c, g) + a.weight(at, r, c, g), a.den(r, c, g));
+  a.den(r, c, g) += a.weight(p, r, c, g);
   a.num(d, r, c, g) = 0.0f;
-  a.num(d, r, c, g) =
-      select(unmasked, a.num(d, r, c, g) + a.weight(at, r, c, g) * v(d, at, g), a.num(d, r, c, g));
+  a.num(d, r, c, g) += a.weight(p, r, c, g) * a.v_live(d, p, g);
   a.partial(d, r, c, g) = Tuple(a.num(d, r, c, g), m_c, a.den(r, c, g), a.stats(r, c, g)[1], a.stats(r, c, g)[2]);
 
-  // Combine: the global max, the flags ORed, each split rescaled by exp(m_c − max). A split
+  // Combine, over the splits up to the position: the global max, the flags ORed, each
+  // split rescaled by exp(m_c − max). A split
   // with m_c = −inf gets scale 0 (exp(−inf)); when the global max is −inf too, every scale
   // is NaN (−inf − −inf) and so is the output, as the unsplit formula gives for all-−inf
   // live scores.
-  a.rc = RDom(0, (s_max + split - 1) / split, "rc");
+  a.rc = RDom(0, causal_end / split + 1, "rc");
   auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, r, cc, g)[i]; };
   a.combined(r, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
   a.combined(r, g) = Tuple(strict_float(max(a.combined(r, g)[0], part(0, a.rc, 1))),

@@ -36,12 +36,13 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 struct AttentionDecode {
   Halide::Var d{"d"}, r{"r"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::RDom rd;                    // over head_dim
-  Halide::RDom rs;                    // over the positions of one split, live ones only
+  Halide::RDom rs;                    // over the positions of one split
   Halide::RDom rc;                    // over the splits
   Halide::Func qg{"qg"};              // (d, r, g): the query heads of group g, fp32
   Halide::Func dot{"qk"};             // (s, r, g): q·k, fp32
   Halide::Func stats{"split_stats"};  // (r, c, g): Tuple(max live score, any NaN/+Inf, any live)
-  Halide::Func weight{"weight"};      // (s, r, c, g): exp(score − the split's reference)
+  Halide::Func weight{"weight"};      // (s, r, c, g): exp(score − the split's reference), 0 if not live
+  Halide::Func v_live{"v_live"};      // (d, s, g): v, 0 if not live
   Halide::Func den{"split_den"};      // (r, c, g): Σ weight
   Halide::Func num{"split_num"};      // (d, r, c, g): Σ weight · v
   Halide::Func partial{"partial"};    // (d, r, c, g): Tuple(num, max, den, flags): what a task leaves

@@ -53,7 +53,7 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
-void schedule_decode(ops::AttentionDecode& a, Halide::Func v_wide, Halide::Func out, const Halide::Target& target) {
+void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target) {
   using namespace Halide;
   const int vec = target.natural_vector_size<float>();
   // Query heads per kv head handled together, unrolled so that each k and v vector is
@@ -73,26 +73,40 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func v_wide, Halide::Func 
   a.qg.compute_at(a.partial, task);
 
   // Scores: per position, vector accumulators over head_dim (an rfactor over the lanes),
-  // the heads unrolled inside, one horizontal sum per (position, head) at the end.
-  a.dot.compute_at(a.partial, task);
+  // the heads unrolled inside; then one reduction of the heads' lanes together (a tree of
+  // shuffles and adds, 4 sums out of 4 × vec lanes) instead of one horizontal sum per head.
+  // The scores and weights are stored heads-innermost for it, and the per-position work
+  // (split max, weights, sums) is vectorized over the heads.
+  a.dot.compute_at(a.partial, task).reorder_storage(a.r, a.s, a.g);
   RVar rdo("rdo"), rdi("rdi");
   Var u("u"), ro("ro"), ri("ri");
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
   a.dot.update()
-      .reorder(rdi, a.r, a.s)
+      .split(a.r, ro, ri, heads_unrolled, guard)
+      .reorder(rdi, ri, ro, a.s)
       .atomic()
-      .vectorize(rdi);
+      .vectorize(rdi)
+      .vectorize(ri);
   // Stored once per task and folded to one position (a per-position allocation of a
   // size known only at run time would be a heap allocation per position).
   lanes.reorder_storage(u, a.r, a.s, a.g).store_at(a.partial, task).compute_at(a.dot, a.s).vectorize(u);
   lanes.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(u, ri, rdo, ro).vectorize(u).unroll(ri);
 
   a.stats.compute_at(a.partial, task);
-  a.weight.compute_at(a.partial, task).vectorize(a.s, vec, guard);
+  a.stats.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
+  a.weight.compute_at(a.partial, task)
+      .reorder_storage(a.r, a.s, a.c, a.g)
+      .split(a.r, ro, ri, heads_unrolled, guard)
+      .reorder(ri, a.s, ro)
+      .vectorize(ri);
   a.den.compute_at(a.partial, task);
+  a.den.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
 
-  // Σ weight · v: per block of v_rows positions, the rows widened once, then sweeps of
-  // v_columns with the heads' accumulators in registers.
+  // Σ weight · v: per block of v_rows positions, the rows (v, or 0 where not live) widened
+  // once into a stack buffer (DRAM sees one sequential stream; Halide reuses a dynamic
+  // stack allocation across iterations, where the heap would allocate per block), then
+  // sweeps of v_columns with the block's rows unrolled, so that the heads' accumulators
+  // stay in registers through the block.
   Var dd("dd"), dv("dv");
   RVar rso("rso"), rsi("rsi");
   a.num.compute_at(a.partial, task).vectorize(a.d, vec, guard);
@@ -102,11 +116,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func v_wide, Halide::Func 
       .split(a.r, ro, ri, heads_unrolled, guard)
       .reorder(dv, ri, rsi, ro, dd, rso)
       .vectorize(dv)
-      .unroll(ri);
-  // On the stack: a size known only at run time would be a heap allocation per block
-  // (Halide reuses a dynamic stack allocation across iterations). Not store_at the task
-  // with folding: Halide 14's sliding window then skips every block after the first.
-  v_wide.compute_at(a.num, rso).store_in(MemoryType::Stack).vectorize(v_wide.args()[0], vec, guard);
+      .unroll(ri)
+      .unroll(rsi);
+  a.v_live.compute_at(a.num, rso).store_in(MemoryType::Stack).vectorize(a.d, vec, guard);
 
   // The combine: small (Hq · Dh per split), once for all heads.
   a.combined.compute_root();
@@ -153,7 +165,7 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     q.dim(2).set_bounds(0, 1);
     mask.dim(1).set_bounds(0, 1);
     o.dim(2).set_bounds(0, 1);
-    schedule_decode(att, vf, out, target);
+    schedule_decode(att, out, target);
   }
 };
 
