@@ -68,7 +68,10 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   const float pos_inf = std::numeric_limits<float>::infinity();
   Expr group = heads / kv_heads;
 
-  a.qg(d, r, g) = q(d, g * group + r);
+  // r is clamped so that a schedule may compute a few more heads per group than it has
+  // (to work on fixed-size blocks of heads): they repeat the last head and are dropped.
+  // Reading no other heads than the group's keeps a NaN in one group's q out of the rest.
+  a.qg(d, r, g) = q(d, g * group + min(r, group - 1));
   a.rd = RDom(0, head_dim, "rd");
   a.dot(s, r, g) = 0.0f;
   a.dot(s, r, g) += a.qg(a.rd, r, g) * k(a.rd, s, g);
@@ -106,7 +109,8 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr m_c = a.stats(r, c, g)[0];
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
   a.weight(s, r, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s), r) - ref), 0.0f);
-  a.v_live(d, s, g) = select(live(s), v(d, clamp_to_causal(s), g), 0.0f);
+  // d is clamped for the same reason as r in qg: a schedule may compute whole blocks of d.
+  a.v_live(d, s, g) = select(live(s), v(min(d, head_dim - 1), clamp_to_causal(s), g), 0.0f);
   a.den(r, c, g) = 0.0f;
   a.den(r, c, g) += a.weight(p, r, c, g);
   a.num(d, r, c, g) = 0.0f;

@@ -58,7 +58,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   const int vec = target.natural_vector_size<float>();
   // Query heads per kv head handled together, unrolled so that each k and v vector is
   // loaded and widened once for all of them and their accumulators stay in registers.
-  // Groups that are not a multiple of it take a guarded tail.
+  // Every per-task Func computes a multiple of it (align_bounds): the extra heads of a
+  // group that is not a multiple repeat its last head (qg clamps) and are never read, and
+  // the unrolled code has no per-head guards.
   const int heads_unrolled = 4;
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
@@ -69,15 +71,19 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
-  a.partial.compute_root().fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
-  a.qg.compute_at(a.partial, task);
+  a.partial.compute_root()
+      .align_bounds(a.r, heads_unrolled)
+      .fuse(a.c, a.g, task)
+      .parallel(task)
+      .vectorize(a.d, vec, guard);
+  a.qg.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
 
   // Scores: per position, vector accumulators over head_dim (an rfactor over the lanes),
   // the heads unrolled inside; then one reduction of the heads' lanes together (a tree of
   // shuffles and adds, 4 sums out of 4 × vec lanes) instead of one horizontal sum per head.
   // The scores and weights are stored heads-innermost for it, and the per-position work
   // (split max, weights, sums) is vectorized over the heads.
-  a.dot.compute_at(a.partial, task).reorder_storage(a.r, a.s, a.g);
+  a.dot.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled).reorder_storage(a.r, a.s, a.g);
   RVar rdo("rdo"), rdi("rdi");
   Var u("u"), ro("ro"), ri("ri");
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
@@ -89,35 +95,51 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .vectorize(ri);
   // Stored once per task and folded to one position (a per-position allocation of a
   // size known only at run time would be a heap allocation per position).
-  lanes.reorder_storage(u, a.r, a.s, a.g).store_at(a.partial, task).compute_at(a.dot, a.s).vectorize(u);
+  lanes.reorder_storage(u, a.r, a.s, a.g)
+      .store_at(a.partial, task)
+      .compute_at(a.dot, a.s)
+      .align_bounds(a.r, heads_unrolled)
+      .vectorize(u);
   lanes.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(u, ri, rdo, ro).vectorize(u).unroll(ri);
 
-  a.stats.compute_at(a.partial, task);
+  a.stats.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
   a.stats.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
   a.weight.compute_at(a.partial, task)
+      .align_bounds(a.r, heads_unrolled)
       .reorder_storage(a.r, a.s, a.c, a.g)
       .split(a.r, ro, ri, heads_unrolled, guard)
       .reorder(ri, a.s, ro)
       .vectorize(ri);
-  a.den.compute_at(a.partial, task);
+  a.den.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
   a.den.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
 
-  // Σ weight · v: per block of v_rows positions, the rows (v, or 0 where not live) widened
-  // once into a stack buffer (DRAM sees one sequential stream; Halide reuses a dynamic
-  // stack allocation across iterations, where the heap would allocate per block), then
-  // sweeps of v_columns with the block's rows unrolled, so that the heads' accumulators
-  // stay in registers through the block.
-  Var dd("dd"), dv("dv");
+  // Σ weight · v, per block of v_rows positions: the rows (v, or 0 where not live) are
+  // widened once into a stack buffer (DRAM sees one sequential stream; Halide reuses a
+  // dynamic stack allocation across iterations, where the heap would allocate per block);
+  // then, per tile of v_columns × heads_unrolled, the block's sum is an rfactor with its
+  // own constant-size stack storage and the rows and heads unrolled, which LLVM keeps in
+  // registers (accumulating straight into num, it reloads and stores them per row: it
+  // cannot tell the heads' rows of num apart); the tile is added to num once per block.
+  Var dd("dd"), dv("dv"), blk("blk");
   RVar rso("rso"), rsi("rsi");
-  a.num.compute_at(a.partial, task).vectorize(a.d, vec, guard);
+  a.num.compute_at(a.partial, task)
+      .align_bounds(a.r, heads_unrolled)
+      .align_bounds(a.d, v_columns)
+      .vectorize(a.d, vec, guard);
+  Func block = a.num.update().split(a.rs.x, rso, rsi, v_rows).rfactor(rso, blk);
   a.num.update()
-      .split(a.rs.x, rso, rsi, v_rows)
       .split(a.d, dd, dv, v_columns, guard)
       .split(a.r, ro, ri, heads_unrolled, guard)
-      .reorder(dv, ri, rsi, ro, dd, rso)
-      .vectorize(dv)
-      .unroll(ri)
-      .unroll(rsi);
+      .reorder(dv, ri, ro, dd, rso)
+      .vectorize(dv, vec)
+      .unroll(ri);
+  block.compute_at(a.num, ro)
+      .store_in(MemoryType::Stack)
+      .bound_storage(a.d, v_columns)
+      .bound_storage(a.r, heads_unrolled)
+      .vectorize(a.d, vec, guard)
+      .unroll(a.r);
+  block.update().reorder(a.d, a.r, rsi).vectorize(a.d, v_columns, guard).unroll(a.r).unroll(rsi);
   a.v_live.compute_at(a.num, rso).store_in(MemoryType::Stack).vectorize(a.d, vec, guard);
 
   // The combine: small (Hq · Dh per split), once for all heads.
