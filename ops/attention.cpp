@@ -68,6 +68,20 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   const float pos_inf = std::numeric_limits<float>::infinity();
   Expr group = heads / kv_heads;
 
+  // Position p of split c is live when causal (p <= position), inside the cache and not
+  // masked out (mask = −inf). Liveness is a select, not an RDom predicate, so that the
+  // inner loops have constant trip counts and no branches; dead positions get weight 0
+  // and a v of 0, so nothing read for them reaches the output. Every read of the cache or
+  // the mask goes through clamp_to_causal: a split that ends past the position reads that
+  // live row again, never a row past it or past the cache (bounds inference would not
+  // narrow the reads by a predicate). Splits that start past the position are not
+  // computed at all (see rc below).
+  Expr causal_end = min(position, s_max - 1);
+  auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
+  auto live = [&](Expr pos) {
+    return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
+  };
+
   // r is clamped so that a schedule may compute a few more heads per group than it has
   // (to work on fixed-size blocks of heads): they repeat the last head and are dropped.
   // Reading no other heads than the group's keeps a NaN in one group's q out of the rest.
@@ -78,20 +92,7 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
   auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
 
-  // Position p of split c is live when causal (p <= position), inside the cache and not
-  // masked out (mask = −inf). Liveness is a select, not an RDom predicate, so that the
-  // inner loops have constant trip counts and no branches; dead positions get weight 0
-  // and a v of 0, so nothing read for them reaches the output. Every access goes through
-  // `at`, p clamped to the causal range: a split that ends past the position reads that
-  // live row again, never a row past it or past the cache (bounds inference would not
-  // narrow the reads by a predicate). Splits that start past the position are not
-  // computed at all (see rc below).
   a.rs = RDom(0, split, "rs");
-  Expr causal_end = min(position, s_max - 1);
-  auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
-  auto live = [&](Expr pos) {
-    return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
-  };
   Expr p = c * split + a.rs;
 
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf

@@ -79,10 +79,12 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.qg.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
 
   // Scores: per position, vector accumulators over head_dim (an rfactor over the lanes),
-  // the heads unrolled inside; then one reduction of the heads' lanes together (a tree of
-  // shuffles and adds, 4 sums out of 4 × vec lanes) instead of one horizontal sum per head.
-  // The scores and weights are stored heads-innermost for it, and the per-position work
-  // (split max, weights, sums) is vectorized over the heads.
+  // the heads unrolled inside so that each k vector is widened once for all; then one
+  // reduction of the heads' lanes together (a tree of shuffles and adds, heads_unrolled
+  // sums out of that many vectors) instead of one horizontal sum per head. The scores and
+  // weights are stored heads-innermost for it, and the per-position work that follows is
+  // vectorized over the heads. (Blocks of 2 or 4 positions with their accumulators and
+  // trees interleaved measured slower.)
   a.dot.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled).reorder_storage(a.r, a.s, a.g);
   RVar rdo("rdo"), rdi("rdi");
   Var u("u"), ro("ro"), ri("ri");
