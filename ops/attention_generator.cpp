@@ -86,7 +86,11 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // weights are stored heads-innermost for it, and the per-position work that follows is
   // vectorized over the heads. (Blocks of 2 or 4 positions with their accumulators and
   // trees interleaved measured slower.)
-  a.dot.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled).reorder_storage(a.r, a.s, a.g);
+  a.dot.compute_at(a.partial, task)
+      .align_bounds(a.r, heads_unrolled)
+      .reorder_storage(a.r, a.s, a.g)
+      .reorder(a.r, a.s)
+      .vectorize(a.r, heads_unrolled);
   RVar rdo("rdo"), rdi("rdi");
   Var u("u"), ro("ro"), ri("ri");
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
