@@ -69,13 +69,13 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   Expr group = heads / kv_heads;
 
   // Position p of split c is live when causal (p <= position), inside the cache and not
-  // masked out (mask = −inf). Liveness is a select, not an RDom predicate, so that the
-  // inner loops have constant trip counts and no branches; dead positions get weight 0
-  // and a v of 0, so nothing read for them reaches the output. Every read of the cache or
-  // the mask goes through clamp_to_causal: a split that ends past the position reads that
-  // live row again, never a row past it or past the cache (bounds inference would not
-  // narrow the reads by a predicate). Splits that start past the position are not
-  // computed at all (see rc below).
+  // masked out (mask = −inf). The causal bound is the RDom's predicate (below), which
+  // lowering turns into loop bounds; the mask is a select, so that the inner loops have no
+  // branches: masked positions get weight 0 and a v of 0, and nothing read for them
+  // reaches the output. Every read of the cache or the mask goes through clamp_to_causal:
+  // bounds inference does not narrow a box by a predicate, and the clamp keeps the boxes
+  // inside the causal range (never a row past the position or past the cache). Splits
+  // that start past the position are not computed at all (see rc below).
   Expr causal_end = min(position, s_max - 1);
   auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
   auto live = [&](Expr pos) {
@@ -94,6 +94,9 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
 
   a.rs = RDom(0, split, "rs");
   Expr p = c * split + a.rs;
+  // Linear in the RVar: a split that ends past the position does no work past it (a
+  // select instead cost S = 512 with 1024-position splits 20%).
+  a.rs.where(p <= causal_end);
 
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
