@@ -65,9 +65,10 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
   const int v_columns = (vec >= 16 ? 4 : 2) * vec;
-  // v rows widened to fp32 at a time, into an L1-resident block that the sweeps reread:
-  // DRAM sees one sequential stream, and the accumulators are reloaded once per block.
-  // (8 measured a little faster than 16; 32 slower: the unrolled block grows.)
+  // v rows per block of Σ weight · v: the block's 2 KB of fp16 v (Dh = 128) is swept once
+  // per tile of v_columns, so DRAM still sees nearly one sequential stream, and the tile's
+  // accumulators go back to num once per block. (8 measured a little faster than 16; 32
+  // slower.)
   const int v_rows = 8;
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
@@ -120,14 +121,15 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.den.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
   a.den.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
 
-  // Σ weight · v, per block of v_rows positions: the rows (v, or 0 where not live) are
-  // widened once into a stack buffer (DRAM sees one sequential stream; Halide reuses a
-  // dynamic stack allocation across iterations, where the heap would allocate per block);
-  // then, per tile of v_columns × heads_unrolled, the block's sum is an rfactor with its
-  // own constant-size stack storage and the heads unrolled, which LLVM keeps in registers
-  // (accumulating straight into num, it reloads and stores them per row: it cannot tell
-  // the heads' rows of num apart); the tile is added to num once per block. (Unrolling
-  // the rows too gained 2–3% before the causal predicate; with it, its guards cost 20%.)
+  // Σ weight · v, per block of v_rows positions and tile of v_columns × heads_unrolled:
+  // the block's sum is an rfactor with its own constant-size stack storage and the heads
+  // unrolled, which LLVM keeps in registers (accumulating straight into num, it reloads
+  // and stores them per row: it cannot tell the heads' rows of num apart); the tile is
+  // added to num once per block. v (0 where masked) is widened inline, each vector once
+  // for all heads: staging the block's rows in fp32 first cost 13% with the cache in L3
+  // and gained nothing from DRAM; software prefetch of v or k ahead was slower too.
+  // (Unrolling the rows gained 2–3% before the causal predicate; with it, its guards
+  // cost 20%.)
   Var dd("dd"), dv("dv"), blk("blk");
   RVar rso("rso"), rsi("rsi");
   a.num.compute_at(a.partial, task)
@@ -148,7 +150,6 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .vectorize(a.d, vec, guard)
       .unroll(a.r);
   block.update().reorder(a.d, a.r, rsi).vectorize(a.d, v_columns, guard).unroll(a.r);
-  a.v_live.compute_at(a.num, rso).store_in(MemoryType::Stack).vectorize(a.d, vec, guard);
 
   // The combine: small (Hq · Dh per split), once for all heads.
   a.combined.compute_root();
