@@ -60,8 +60,7 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // loaded and widened once for all of them and their accumulators stay in registers.
   // Every per-task Func computes a multiple of it (align_bounds): the extra heads of a
   // group that is not a multiple repeat its last head (qg clamps) and the combine never
-  // reads them, and
-  // the unrolled code has no per-head guards.
+  // reads them, and the unrolled code has no per-head guards.
   const int heads_unrolled = 4;
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
