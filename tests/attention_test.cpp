@@ -2,6 +2,10 @@
 // gate; grouped-query and position rules are enforced.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "golden/attention.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
 #include "tests/gate_matrix.h"
@@ -41,6 +45,64 @@ TEST(AttentionValidation, GroupsAndPositions) {
             "attention: Hq = 3 is not a multiple of Hkv = 2 (query head h reads kv head h / (Hq / Hkv))");
   EXPECT_EQ(error_of(2, 1, 8), "attention: positions[0] = 8: must be in [0, S_max = 8)");
   EXPECT_EQ(error_of(2, 1, -1), "attention: positions[0] = -1: must be in [0, S_max = 8)");
+}
+
+// Decode (T = 1) runs the split kernel, whose splits are too long (1024) for most gate
+// cases to have more than two. Here: three splits, the last one short and ending past the
+// position; split 0 entirely masked, with NaN in its k and v; kv head 1's split 1 all −inf
+// scores (its k[., 0] = −inf, q[., 0] = 1), so that it must add exactly nothing; larger
+// logits in split 2, so that the others are rescaled by tiny factors; NaN past the
+// position; and one live NaN in v (kv head 0, row 1800, d 5).
+TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
+  const int64_t Hq = 8, Hkv = 2, Dh = 64, S = 3000, pos = 2500;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  uint32_t state = 12345;
+  auto uniform = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / float(1 << 24) * 2 - 1;
+  };
+  std::vector<float> q(Hq * Dh), k(Hkv * S * Dh), v(Hkv * S * Dh), mask(S, 0.0f), o(Hq * Dh);
+  for (float& x : q) x = uniform();
+  for (float& x : k) x = uniform();
+  for (float& x : v) x = uniform();
+  auto at = [&](std::vector<float>& c, int64_t g, int64_t j, int64_t d) -> float& { return c[(g * S + j) * Dh + d]; };
+  for (int64_t j = 0; j < 1024; ++j) mask[j] = -inf;
+  for (int64_t g = 0; g < Hkv; ++g) {
+    for (int64_t d = 0; d < Dh; ++d) {
+      for (int64_t j = 100; j < 200; ++j) at(k, g, j, d) = at(v, g, j, d) = nan;
+      for (int64_t j = pos + 1; j < S; ++j) at(k, g, j, d) = at(v, g, j, d) = nan;
+      for (int64_t j = 2048; j <= pos; ++j) at(k, g, j, d) *= 8;
+    }
+  }
+  for (int64_t h = Hq / 2; h < Hq; ++h) q[h * Dh] = 1;
+  for (int64_t j = 1024; j < 2048; ++j) at(k, 1, j, 0) = -inf;
+  at(v, 0, 1800, 5) = nan;
+
+  std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()), vd(v.begin(), v.end()),
+      md(mask.begin(), mask.end()), want(o.size());
+  const int64_t posd = pos;
+  golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, md.data(), 1, Hq, Hkv, Dh, S, want.data());
+
+  for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+    std::vector<int32_t> p{static_cast<int32_t>(pos)};
+    std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                                           {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                                           {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                                           {"positions", {p.data(), DType::int32, {1}, {}}},
+                                           {"mask", {mask.data(), DType::float32, {1, S}, {}}},
+                                           {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+    run_call(bind_call(find_op("attention"), target, t, {}));
+    int nans = 0;
+    for (size_t i = 0; i < o.size(); ++i) {
+      if (std::isnan(want[i])) {
+        ++nans;
+        EXPECT_TRUE(std::isnan(o[i])) << target << " o[" << i << "] = " << o[i] << ", want NaN";
+      } else {
+        EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i])) << target << " o[" << i << "]";
+      }
+    }
+    EXPECT_EQ(nans, Hq / Hkv) << "the reference: NaN in element 5 of kv head 0's query heads only";
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include "golden/attention.h"
 #include "golden/attention_cases.h"
+#include "kernels/attention_decode_f16.h"
+#include "kernels/attention_decode_f32.h"
 #include "kernels/attention_f16.h"
 #include "kernels/attention_f32.h"
 #include "runtime/error.h"
@@ -29,23 +31,43 @@ void check(const Call& call) {
   }
 }
 
+// The mask, or zeros when the call has none.
+TensorView mask_of(const Call& call, std::vector<float>& zeros) {
+  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) return it->second;
+  zeros.assign(static_cast<size_t>(call.dim("T") * call.dim("S_max")), 0.0f);
+  return TensorView{zeros.data(), DType::float32, {call.dim("T"), call.dim("S_max")}, {}};
+}
+
 template <class Table>
 void run_cpu(const Table& table, const char* kernel, const Call& call) {
   std::vector<float> zeros;
-  TensorView mask;
-  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
-    mask = it->second;
-  } else {
-    zeros.assign(static_cast<size_t>(call.dim("T") * call.dim("S_max")), 0.0f);
-    mask = TensorView{zeros.data(), DType::float32, {call.dim("T"), call.dim("S_max")}, {}};
-  }
   HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")),
-      positions(call.tensor("positions")), m(mask), o(call.tensor("o"));
+      positions(call.tensor("positions")), m(mask_of(call, zeros)), o(call.tensor("o"));
   call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), positions.get(), m.get(), o.get());
 }
 
+// T = 1: the position goes in as a scalar (check() has kept it inside the cache).
+template <class Table>
+void run_cpu_decode(const Table& table, const char* kernel, const Call& call) {
+  std::vector<float> zeros;
+  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")), m(mask_of(call, zeros)),
+      o(call.tensor("o"));
+  const int32_t position = *static_cast<const int32_t*>(call.tensor("positions").data);
+  call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+}
+
+// Decode (one token) takes the split kernel: tasks over (cache split, kv head) that read
+// each k and v row once for all the query heads of the group. More tokens take the
+// general kernel (one task per query head and token).
 void attention_cpu(const Call& call) {
-  if (call.tensor("q").dtype == DType::float16) {
+  const bool f16 = call.tensor("q").dtype == DType::float16;
+  if (call.dim("T") == 1) {
+    if (f16) {
+      run_cpu_decode(kernels::attention_decode_f16, "attention_decode_f16", call);
+    } else {
+      run_cpu_decode(kernels::attention_decode_f32, "attention_decode_f32", call);
+    }
+  } else if (f16) {
     run_cpu(kernels::attention_f16, "attention_f16", call);
   } else {
     run_cpu(kernels::attention_f32, "attention_f32", call);
