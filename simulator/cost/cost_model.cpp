@@ -181,7 +181,9 @@ CostReport estimate_cost(const OpAnalysis& a, const ArchSpec& arch, const CostOp
     const DmaEngine& e = dma_engine_for(arch, t.direction);
     const double rate = std::min(e.bytes_per_cycle, dram_per_core);
     const double moved = static_cast<double>(burst_bytes_moved(t, e));
-    const double count = static_cast<double>(t.count) * share;
+    // A transfer issued outside every loop (a weight loaded once) is needed by every core in
+    // full; the others are split with the tiles.
+    const double count = static_cast<double>(t.count) * (t.loop.empty() ? 1.0 : share);
     const DmaLoad load{count * static_cast<double>(e.setup_cycles), count * moved / rate, count * moved, true};
     const bool in = t.direction == Direction::in;
     if (t.loop.empty()) (in ? once_in : once_out).add(load);
