@@ -19,17 +19,17 @@ Threads: HL_NUM_THREADS (default 2) for both. Prints one line per (dtype, S) wit
 medians and torch/npukit, and exits 0: a bench, not a test. --quick: S = 512 only, two
 runs, no rotation (the ctest smoke run).
 """
-import json
 import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
+
+from gbench_runs import fmt, median_runs
 
 COLD_BYTES = 256 << 20
 D, HQ, HKV, DH, THETA = 4096, 32, 8, 128, 10000.0
@@ -105,20 +105,10 @@ def time_torch(S, dtype, quick):
 def time_npukit(bench, sizes, threads, quick):
     """{(dtype, S): (median seconds, counters)} from qkv_attention_bench's JSON."""
     alt = "|".join(str(s) for s in sizes)
-    cmd = [bench, "--benchmark_format=json", f"--benchmark_filter=^BM_qkv_attention_decode/(f16|f32)/S:({alt})/",
-           "--benchmark_repetitions=2" if quick else "--benchmark_repetitions=3",
-           "--benchmark_report_aggregates_only=true"]
-    if quick:
-        cmd.append("--benchmark_min_time=0.001")
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True,
-                         env=dict(os.environ, HL_NUM_THREADS=str(threads))).stdout
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     result = {}
-    for b in json.loads(out)["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = re.match(r"BM_qkv_attention_decode/(f16|f32)/S:(\d+)", b["run_name"])
-        result[(m[1], int(m[2]))] = (b["real_time"] * scale[b["time_unit"]], b)
+    for name, seconds, b in median_runs(bench, f"^BM_qkv_attention_decode/(f16|f32)/S:({alt})/", 3, threads, quick):
+        m = re.match(r"BM_qkv_attention_decode/(f16|f32)/S:(\d+)", name)
+        result[(m[1], int(m[2]))] = (seconds, b)
     return result
 
 
@@ -140,13 +130,6 @@ def self_check():
     o = torch.stack([torch.softmax(q[h, 0] @ k2[h // 4, :6].T / math.sqrt(DH), -1) @ v2[h // 4, :6] for h in range(HQ)])
     if not torch.allclose(y, o.reshape(1, -1) @ wo.T, rtol=1e-9, atol=1e-9) or not torch.equal(k, k2):
         sys.exit("qkv_attention_vs_torch: the torch composition disagrees with a per-head loop")
-
-
-def fmt(seconds):
-    for unit, f in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= f:
-            return f"{seconds / f:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def main():

@@ -10,16 +10,16 @@ median, torch/npukit, and the share of torch's CPU time spent in the kernel: pag
 on its fresh intermediates) and exits 0: it is a bench, not a test. --quick times only
 the decode shape, two runs each, for the ctest smoke run.
 """
-import json
 import os
 import re
 import resource
 import statistics
-import subprocess
 import sys
 import time
 
 import torch
+
+from gbench_runs import fmt, median_runs
 
 COLD_BYTES = 256 << 20  # bench/cold_buffers.h: 8x the L3
 SHAPES = [(1, 32, 128), (128, 32, 128), (4096, 32, 128)]
@@ -113,29 +113,12 @@ def time_torch(shape, dtype, style, quick):
 def time_npukit(bench, shapes, threads, quick):
     """{(dtype, style, tokens): (median seconds, counters)} from rope_bench's JSON."""
     tokens = "|".join(str(s[0]) for s in shapes)
-    cmd = [bench, "--benchmark_format=json",
-           f"--benchmark_filter=^BM_rope/.*/tokens:({tokens})/heads:32/head_dim:128/rotary_dim:0/",
-           "--benchmark_repetitions=2" if quick else "--benchmark_repetitions=5",
-           "--benchmark_report_aggregates_only=true"]
-    if quick:
-        cmd.append("--benchmark_min_time=0.001")
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True,
-                         env=dict(os.environ, HL_NUM_THREADS=str(threads))).stdout
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     result = {}
-    for b in json.loads(out)["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        m = re.match(r"BM_rope/(f32|f16)_(half|interleaved)/tokens:(\d+)/", b["run_name"])
-        result[(m[1], m[2], int(m[3]))] = (b["real_time"] * scale[b["time_unit"]], b)
+    for name, seconds, b in median_runs(bench, f"^BM_rope/.*/tokens:({tokens})/heads:32/head_dim:128/rotary_dim:0/",
+                                        5, threads, quick):
+        m = re.match(r"BM_rope/(f32|f16)_(half|interleaved)/tokens:(\d+)/", name)
+        result[(m[1], m[2], int(m[3]))] = (seconds, b)
     return result
-
-
-def fmt(seconds):
-    for unit, f in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= f:
-            return f"{seconds / f:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
 
 
 def main():

@@ -1,0 +1,29 @@
+"""Running a Google Benchmark binary from the torch comparison scripts: the medians of its
+runs (seconds and counters), and human-readable times."""
+import json
+import os
+import subprocess
+
+
+def median_runs(bench, benchmark_filter, repetitions, threads, quick):
+    """[(run_name, median seconds, the benchmark's JSON)] for runs matching the filter."""
+    cmd = [bench, "--benchmark_format=json", f"--benchmark_filter={benchmark_filter}",
+           f"--benchmark_repetitions={2 if quick else repetitions}", "--benchmark_report_aggregates_only=true"]
+    if quick:
+        cmd.append("--benchmark_min_time=0.001")
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True,
+                         env=dict(os.environ, HL_NUM_THREADS=str(threads))).stdout
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    runs = []
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        runs.append((b["run_name"], b["real_time"] * scale[b["time_unit"]], b))
+    return runs
+
+
+def fmt(seconds):
+    for unit, f in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= f:
+            return f"{seconds / f:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
