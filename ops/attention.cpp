@@ -63,7 +63,8 @@ Expr exp_nonpositive(Expr x) {
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
                                         Expr kv_heads, Expr head_dim, Expr s_max, int split) {
   AttentionDecode a;
-  Var d = a.d, r = a.r, s = a.s, c = a.c, g = a.g, h = a.h;
+  Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h;
+  const int hb = AttentionDecode::kHeadBlock;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const float pos_inf = std::numeric_limits<float>::infinity();
   Expr group = heads / kv_heads;
@@ -74,23 +75,24 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // branches: masked positions get weight 0 and a v of 0, and nothing read for them
   // reaches the output. Every read of the cache or the mask goes through clamp_to_causal:
   // bounds inference does not narrow a box by a predicate, and the clamp keeps the boxes
-  // inside the causal range (never a row past the position or past the cache). Splits
-  // that start past the position are not computed at all (see rc below).
+  // inside the causal range (never a row past the position or past the cache), also when a
+  // schedule computes whole blocks of positions. Splits that start past the position are
+  // not computed at all (see rc below).
   Expr causal_end = min(position, s_max - 1);
   auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
   auto live = [&](Expr pos) {
     return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
   };
 
-  // r is clamped so that a schedule may compute a few more heads per group than it has
-  // (to work on fixed-size blocks of heads): they repeat the last head and are dropped.
-  // Reading no other heads than the group's keeps a NaN in one group's q out of the rest.
-  a.qg(d, r, g) = q(d, g * group + min(r, group - 1));
+  // The head index is clamped to the group: the extra heads of the last block repeat its
+  // last head. Reading no other heads than the group's keeps a NaN in one group's q out of
+  // the rest.
+  a.qg(d, ri, ro, g) = q(d, g * group + min(ro * hb + ri, group - 1));
   a.rd = RDom(0, head_dim, "rd");
-  a.dot(s, r, g) = 0.0f;
-  a.dot(s, r, g) += a.qg(a.rd, r, g) * k(a.rd, s, g);
+  a.dot(s, ri, ro, g) = 0.0f;
+  a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, clamp_to_causal(s), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
-  auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
+  auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + mask(at); };
 
   a.rs = RDom(0, split, "rs");
   Expr p = c * split + a.rs;
@@ -101,46 +103,49 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
   // position is live.
-  Expr sc = score(clamp_to_causal(p), r);
+  Expr sc = score(clamp_to_causal(p));
   Expr live_p = live(p);
-  a.stats(r, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.stats(r, c, g) = Tuple(max(a.stats(r, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
-                           a.stats(r, c, g)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
-                           a.stats(r, c, g)[2] || live_p);
+  a.stats(ri, ro, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.stats(ri, ro, c, g) =
+      Tuple(max(a.stats(ri, ro, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
+            a.stats(ri, ro, c, g)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
+            a.stats(ri, ro, c, g)[2] || live_p);
   // The split's reference for its exponents: its max, or 0 when that is −inf (no live
   // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
   // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
-  Expr m_c = a.stats(r, c, g)[0];
+  Expr m_c = a.stats(ri, ro, c, g)[0];
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
-  a.weight(s, r, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s), r) - ref), 0.0f);
-  // d is clamped for the same reason as r in qg: a schedule may compute whole blocks of d.
+  a.weight(s, ri, ro, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s)) - ref), 0.0f);
+  // d is clamped for the same reason as the heads in qg: a schedule may compute whole
+  // blocks of d.
   a.v_live(d, s, g) = select(live(s), v(min(d, head_dim - 1), clamp_to_causal(s), g), 0.0f);
-  a.den(r, c, g) = 0.0f;
-  a.den(r, c, g) += a.weight(p, r, c, g);
-  a.num(d, r, c, g) = 0.0f;
-  a.num(d, r, c, g) += a.weight(p, r, c, g) * a.v_live(d, p, g);
-  a.partial(d, r, c, g) = Tuple(a.num(d, r, c, g), m_c, a.den(r, c, g), a.stats(r, c, g)[1], a.stats(r, c, g)[2]);
+  a.den(ri, ro, c, g) = 0.0f;
+  a.den(ri, ro, c, g) += a.weight(p, ri, ro, c, g);
+  a.num(d, ri, ro, c, g) = 0.0f;
+  a.num(d, ri, ro, c, g) += a.weight(p, ri, ro, c, g) * a.v_live(d, p, g);
+  a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],
+                                     a.stats(ri, ro, c, g)[2]);
 
   // Combine, over the splits up to the position: the global max, the flags ORed, each
-  // split rescaled by exp(m_c − max). A split
-  // with m_c = −inf gets scale 0 (exp(−inf)); when the global max is −inf too, every scale
-  // is NaN (−inf − −inf) and so is the output, as the unsplit formula gives for all-−inf
-  // live scores.
+  // split rescaled by exp(m_c − max). A split with m_c = −inf gets scale 0 (exp(−inf));
+  // when the global max is −inf too, every scale is NaN (−inf − −inf) and so is the
+  // output, as the unsplit formula gives for all-−inf live scores.
   a.rc = RDom(0, causal_end / split + 1, "rc");
-  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, r, cc, g)[i]; };
-  a.combined(r, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.combined(r, g) = Tuple(strict_float(max(a.combined(r, g)[0], part(0, a.rc, 1))),
-                           a.combined(r, g)[1] || part(0, a.rc, 3), a.combined(r, g)[2] || part(0, a.rc, 4));
-  a.scale(r, c, g) = exp_nonpositive(part(0, c, 1) - a.combined(r, g)[0]);
-  a.total_den(r, g) = 0.0f;
-  a.total_den(r, g) += a.scale(r, a.rc, g) * part(0, a.rc, 2);
-  a.total_num(d, r, g) = 0.0f;
-  a.total_num(d, r, g) += a.scale(r, a.rc, g) * part(d, a.rc, 0);
+  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, ri, ro, cc, g)[i]; };
+  a.combined(ri, ro, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.combined(ri, ro, g) = Tuple(strict_float(max(a.combined(ri, ro, g)[0], part(0, a.rc, 1))),
+                                a.combined(ri, ro, g)[1] || part(0, a.rc, 3),
+                                a.combined(ri, ro, g)[2] || part(0, a.rc, 4));
+  a.scale(ri, ro, c, g) = exp_nonpositive(part(0, c, 1) - a.combined(ri, ro, g)[0]);
+  a.total_den(ri, ro, g) = 0.0f;
+  a.total_den(ri, ro, g) += a.scale(ri, ro, a.rc, g) * part(0, a.rc, 2);
+  a.total_num(d, ri, ro, g) = 0.0f;
+  a.total_num(d, ri, ro, g) += a.scale(ri, ro, a.rc, g) * part(d, a.rc, 0);
 
-  Expr hr = h % group, hg = h / group;
-  Expr any_bad = a.combined(hr, hg)[1], any_live = a.combined(hr, hg)[2];
+  Expr hr = h % group, hi = hr % hb, ho = hr / hb, hg = h / group;
+  Expr any_bad = a.combined(hi, ho, hg)[1], any_live = a.combined(hi, ho, hg)[2];
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  a.out(d, h) = select(any_bad, nan, !any_live, 0.0f, a.total_num(d, hr, hg) / a.total_den(hr, hg));
+  a.out(d, h) = select(any_bad, nan, !any_live, 0.0f, a.total_num(d, hi, ho, hg) / a.total_den(hi, ho, hg));
   return a;
 }
 
