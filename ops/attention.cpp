@@ -61,7 +61,8 @@ Expr exp_nonpositive(Expr x) {
 }
 
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
-                                        Expr kv_heads, Expr head_dim, Expr s_max, int split) {
+                                        Expr kv_heads, Expr head_dim, Expr s_max, int split,
+                                        int stats_block) {
   AttentionDecode a;
   Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h;
   const int hb = AttentionDecode::kHeadBlock;
@@ -103,8 +104,16 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
   // position is live.
-  Expr sc = score(clamp_to_causal(p));
-  Expr live_p = live(p);
+  // The stats run over blocks of stats_block positions without the predicate (live()
+  // holds the causal bound too), so that a schedule can vectorize them across a block.
+  // Blocks past the position's block repeat it (max and OR do not change), so that every
+  // block is whole and no score past it is needed.
+  a.rs_all = RDom(0, stats_block, 0, split / stats_block, "rs_all");
+  Expr last_block = max(causal_end - c * split, 0) / stats_block;
+  Expr p_all = c * split + min(a.rs_all.y, last_block) * stats_block + a.rs_all.x;
+  // Past the position only dot is read there (its k rows clamped); the mask is clamped.
+  Expr sc = a.dot(p_all, ri, ro, g) * inv_sqrt_dh + mask(clamp_to_causal(p_all));
+  Expr live_p = live(p_all);
   a.stats(ri, ro, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
   a.stats(ri, ro, c, g) =
       Tuple(max(a.stats(ri, ro, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),

@@ -52,6 +52,12 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
   }
 };
 
+// Positions per vector in the per-position softmax work (the split's stats, the weights):
+// the heads' scores of vec / kHeadBlock positions fill one vector.
+int softmax_positions(const Halide::Target& target) {
+  return std::max(1, target.natural_vector_size<float>() / ops::AttentionDecode::kHeadBlock);
+}
+
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
@@ -62,9 +68,7 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // Positions whose scores are computed together: 4 × 4 heads = 16 vector accumulators
   // with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's and SSE's 16.
   const int score_positions = vec >= 16 ? 4 : 2;
-  // Positions per vector in the per-position softmax work: the heads' scores of
-  // vec / kHeadBlock positions fill one vector.
-  const int softmax_positions = std::max(1, vec / hb);
+  const int softmax_positions = npukit::softmax_positions(target);
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
   const int v_columns = (vec >= 16 ? 4 : 2) * vec;
@@ -101,8 +105,18 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
   lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
 
+  // The split's max and flags: softmax_positions interleaved accumulators (an rfactor
+  // over positions), each a vector of the heads, so that one vector covers
+  // softmax_positions positions × the heads.
   a.stats.compute_at(a.partial, task).vectorize(a.ri);
-  a.stats.update().reorder(a.ri, a.rs, a.ro).vectorize(a.ri);
+  Var j("j");
+  Func stats_lanes = a.stats.update().rfactor(a.rs_all.x, j);
+  a.stats.update().reorder(a.ri, a.rs_all.x, a.ro).vectorize(a.ri);
+  stats_lanes.compute_at(a.partial, task)
+      .reorder_storage(a.ri, j, a.ro, a.c, a.g)
+      .vectorize(a.ri)
+      .vectorize(j);
+  stats_lanes.update().reorder(a.ri, j, a.rs_all.y, a.ro).vectorize(a.ri).vectorize(j);
   // The weights of softmax_positions positions × the heads per vector.
   a.weight.compute_at(a.partial, task).align_bounds(a.s, softmax_positions).reorder_storage(a.ri, a.s, a.ro, a.c, a.g);
   if (softmax_positions > 1) {
@@ -178,9 +192,11 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
     vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
     mf(a) = mask(a, 0);
+    // The split's stats take the heads' scores of this many positions per vector.
+    const int stats_block = softmax_positions(target);
     ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
                                                             k.dim(2).extent(), q.dim(0).extent(),
-                                                            k.dim(1).extent(), split);
+                                                            k.dim(1).extent(), split, stats_block);
     Func out("attention_out");
     Var d = att.d, h = att.h, t("t");
     out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
