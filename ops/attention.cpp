@@ -128,8 +128,13 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // d is clamped for the same reason as the heads in qg: a schedule may compute whole
   // blocks of d.
   a.v_live(d, s, g) = select(live(s), v(min(d, head_dim - 1), clamp_to_causal(s), g), 0.0f);
+  // Σ weight over whole blocks of stats_block positions up to the position's block (the
+  // positions past the position in it have weight 0), so that a schedule can vectorize
+  // the sum across a block.
+  a.rb = RDom(0, stats_block, 0, split / stats_block, "rb");
+  a.rb.where(a.rb.y <= last_block);
   a.den(ri, ro, c, g) = 0.0f;
-  a.den(ri, ro, c, g) += a.weight(p, ri, ro, c, g);
+  a.den(ri, ro, c, g) += a.weight(c * split + a.rb.y * stats_block + a.rb.x, ri, ro, c, g);
   a.num(d, ri, ro, c, g) = 0.0f;
   a.num(d, ri, ro, c, g) += a.weight(p, ri, ro, c, g) * a.v_live(d, p, g);
   a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],

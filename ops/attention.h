@@ -46,6 +46,7 @@ struct AttentionDecode {
   Halide::RDom rd;                    // over head_dim
   Halide::RDom rs;                    // over the positions of one split
   Halide::RDom rs_all;                // (position in block, block) over one split, for its stats
+  Halide::RDom rb;                    // (position in block, block) up to the position's block, for den
   Halide::RDom rc;                    // over the splits
   Halide::Func qg{"qg"};              // (d, ri, ro, g): the query heads of group g, fp32
   Halide::Func dot{"qk"};             // (s, ri, ro, g): q·k, fp32 (k rows clamped to the position)

@@ -127,8 +127,13 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   } else {
     a.weight.reorder(a.ri, a.s, a.ro).vectorize(a.ri);
   }
+  // Σ weight likewise: softmax_positions independent vector sums (no chain of dependent
+  // adds per position), added up once per split.
   a.den.compute_at(a.partial, task).vectorize(a.ri);
-  a.den.update().reorder(a.ri, a.rs, a.ro).vectorize(a.ri);
+  Func den_lanes = a.den.update().rfactor(a.rb.x, j);
+  a.den.update().reorder(a.ri, a.rb.x, a.ro).vectorize(a.ri);
+  den_lanes.compute_at(a.partial, task).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
+  den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
 
   // Σ weight · v, per block of v_rows positions and tile of v_columns × kHeadBlock heads:
   // the block's sum is an rfactor with its own constant-size stack storage and the heads
