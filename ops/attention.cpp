@@ -81,9 +81,11 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // not computed at all (see rc below).
   Expr causal_end = min(position, s_max - 1);
   auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
-  auto live = [&](Expr pos) {
-    return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
-  };
+  // The mask read at positions clamped to the position: a Func that a schedule computes
+  // once per split, so that the per-head work reads scores and mask at unclamped (dense)
+  // positions, whole blocks of them (the positions past the position are not live).
+  a.mask_c(s) = mask(clamp_to_causal(s));
+  auto live = [&](Expr pos) { return pos <= causal_end && strict_float(a.mask_c(pos) != neg_inf); };
 
   // The head index is clamped to the group: the extra heads of the last block repeat its
   // last head. Reading no other heads than the group's keeps a NaN in one group's q out of
@@ -93,7 +95,7 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   a.dot(s, ri, ro, g) = 0.0f;
   a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, clamp_to_causal(s), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
-  auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + mask(at); };
+  auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + a.mask_c(at); };
 
   a.rs = RDom(0, split, "rs");
   Expr p = c * split + a.rs;
@@ -104,15 +106,18 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
   // position is live.
-  // The stats run over blocks of stats_block positions without the predicate (live()
-  // holds the causal bound too), so that a schedule can vectorize them across a block.
-  // Blocks past the position's block repeat it (max and OR do not change), so that every
-  // block is whole and no score past it is needed.
+  // The stats run over whole blocks of stats_block positions up to the position's block
+  // (live() holds the causal bound for the positions past the position in it), so that a
+  // schedule can vectorize them across a block. The predicate is on the block only, and
+  // makes the loop stop at the position's block; the min keeps bounds inference (which
+  // ignores predicates) from asking for scores past that block.
   a.rs_all = RDom(0, stats_block, 0, split / stats_block, "rs_all");
   Expr last_block = max(causal_end - c * split, 0) / stats_block;
+  a.rs_all.where(a.rs_all.y <= last_block);
   Expr p_all = c * split + min(a.rs_all.y, last_block) * stats_block + a.rs_all.x;
-  // Past the position only dot is read there (its k rows clamped); the mask is clamped.
-  Expr sc = a.dot(p_all, ri, ro, g) * inv_sqrt_dh + mask(clamp_to_causal(p_all));
+  // Past the position (not live) the scores of the last block read dot there, whose k rows
+  // are clamped to the position.
+  Expr sc = score(p_all);
   Expr live_p = live(p_all);
   a.stats(ri, ro, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
   a.stats(ri, ro, c, g) =
@@ -124,7 +129,7 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
   Expr m_c = a.stats(ri, ro, c, g)[0];
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
-  a.weight(s, ri, ro, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s)) - ref), 0.0f);
+  a.weight(s, ri, ro, c, g) = select(live(s), exp_nonpositive(score(s) - ref), 0.0f);
   // d is clamped for the same reason as the heads in qg: a schedule may compute whole
   // blocks of d.
   a.v_live(d, s, g) = select(live(s), v(min(d, head_dim - 1), clamp_to_causal(s), g), 0.0f);
@@ -134,7 +139,8 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   a.rb = RDom(0, stats_block, 0, split / stats_block, "rb");
   a.rb.where(a.rb.y <= last_block);
   a.den(ri, ro, c, g) = 0.0f;
-  a.den(ri, ro, c, g) += a.weight(c * split + a.rb.y * stats_block + a.rb.x, ri, ro, c, g);
+  // (The min, a no-op where the predicate holds, keeps the weights' bounds at that block.)
+  a.den(ri, ro, c, g) += a.weight(c * split + min(a.rb.y, last_block) * stats_block + a.rb.x, ri, ro, c, g);
   a.num(d, ri, ro, c, g) = 0.0f;
   a.num(d, ri, ro, c, g) += a.weight(p, ri, ro, c, g) * a.v_live(d, p, g);
   a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],

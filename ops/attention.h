@@ -48,6 +48,7 @@ struct AttentionDecode {
   Halide::RDom rs_all;                // (position in block, block) over one split, for its stats
   Halide::RDom rb;                    // (position in block, block) up to the position's block, for den
   Halide::RDom rc;                    // over the splits
+  Halide::Func mask_c{"mask_c"};      // (s): the mask at s clamped to the position
   Halide::Func qg{"qg"};              // (d, ri, ro, g): the query heads of group g, fp32
   Halide::Func dot{"qk"};             // (s, ri, ro, g): q·k, fp32 (k rows clamped to the position)
   Halide::Func stats{"split_stats"};  // (ri, ro, c, g): Tuple(max live score, any NaN/+Inf, any live)
