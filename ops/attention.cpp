@@ -142,7 +142,10 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // (The min, a no-op where the predicate holds, keeps the weights' bounds at that block.)
   a.den(ri, ro, c, g) += a.weight(c * split + min(a.rb.y, last_block) * stats_block + a.rb.x, ri, ro, c, g);
   a.num(d, ri, ro, c, g) = 0.0f;
-  a.num(d, ri, ro, c, g) += a.weight(p, ri, ro, c, g) * a.v_live(d, p, g);
+  // (The min, a no-op where the predicate holds, keeps the bounds of the weights, and so
+  // of the scores, at the position: bounds inference ignores predicates.)
+  Expr p_n = c * split + min(a.rs, max(causal_end - c * split, 0));
+  a.num(d, ri, ro, c, g) += a.weight(p_n, ri, ro, c, g) * a.v_live(d, p, g);
   a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],
                                      a.stats(ri, ro, c, g)[2]);
 
