@@ -82,6 +82,8 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   Var task("task");
   a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
   a.qg.compute_at(a.partial, task);
+  // Scalar: split values per task, little next to the per-head work (vectorized, with
+  // its clamp on a vector of positions, the gate failed; not investigated further).
   a.mask_c.compute_at(a.partial, task);
 
   // Scores, for a block of score_positions positions × the kHeadBlock heads at once:
