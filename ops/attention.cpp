@@ -61,9 +61,11 @@ Expr exp_nonpositive(Expr x) {
 }
 
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
-                                        Expr kv_heads, Expr head_dim, Expr s_max, int split) {
+                                        Expr kv_heads, Expr head_dim, Expr s_max, int split,
+                                        int stats_block) {
   AttentionDecode a;
-  Var d = a.d, r = a.r, s = a.s, c = a.c, g = a.g, h = a.h;
+  Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h;
+  const int hb = AttentionDecode::kHeadBlock;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const float pos_inf = std::numeric_limits<float>::infinity();
   Expr group = heads / kv_heads;
@@ -74,23 +76,26 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // branches: masked positions get weight 0 and a v of 0, and nothing read for them
   // reaches the output. Every read of the cache or the mask goes through clamp_to_causal:
   // bounds inference does not narrow a box by a predicate, and the clamp keeps the boxes
-  // inside the causal range (never a row past the position or past the cache). Splits
-  // that start past the position are not computed at all (see rc below).
+  // inside the causal range (never a row past the position or past the cache), also when a
+  // schedule computes whole blocks of positions. Splits that start past the position are
+  // not computed at all (see rc below).
   Expr causal_end = min(position, s_max - 1);
   auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
-  auto live = [&](Expr pos) {
-    return pos <= causal_end && strict_float(mask(clamp_to_causal(pos)) != neg_inf);
-  };
+  // The mask read at positions clamped to the position: a Func that a schedule computes
+  // once per split, so that the per-head work reads scores and mask at unclamped (dense)
+  // positions, whole blocks of them (the positions past the position are not live).
+  a.mask_c(s) = mask(clamp_to_causal(s));
+  auto live = [&](Expr pos) { return pos <= causal_end && strict_float(a.mask_c(pos) != neg_inf); };
 
-  // r is clamped so that a schedule may compute a few more heads per group than it has
-  // (to work on fixed-size blocks of heads): they repeat the last head and are dropped.
-  // Reading no other heads than the group's keeps a NaN in one group's q out of the rest.
-  a.qg(d, r, g) = q(d, g * group + min(r, group - 1));
+  // The head index is clamped to the group: the extra heads of the last block repeat its
+  // last head. Reading no other heads than the group's keeps a NaN in one group's q out of
+  // the rest.
+  a.qg(d, ri, ro, g) = q(d, g * group + min(ro * hb + ri, group - 1));
   a.rd = RDom(0, head_dim, "rd");
-  a.dot(s, r, g) = 0.0f;
-  a.dot(s, r, g) += a.qg(a.rd, r, g) * k(a.rd, s, g);
+  a.dot(s, ri, ro, g) = 0.0f;
+  a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, clamp_to_causal(s), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
-  auto score = [&](Expr at, Expr rr) { return a.dot(at, rr, g) * inv_sqrt_dh + mask(at); };
+  auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + a.mask_c(at); };
 
   a.rs = RDom(0, split, "rs");
   Expr p = c * split + a.rs;
@@ -101,46 +106,69 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
   // position is live.
-  Expr sc = score(clamp_to_causal(p), r);
-  Expr live_p = live(p);
-  a.stats(r, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.stats(r, c, g) = Tuple(max(a.stats(r, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
-                           a.stats(r, c, g)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
-                           a.stats(r, c, g)[2] || live_p);
+  // The stats run over whole blocks of stats_block positions up to the position's block
+  // (live() holds the causal bound for the positions past the position in it), so that a
+  // schedule can vectorize them across a block. The predicate is on the block only, and
+  // makes the loop stop at the position's block; the min keeps bounds inference (which
+  // ignores predicates) from asking for scores past that block.
+  a.rs_all = RDom(0, stats_block, 0, split / stats_block, "rs_all");
+  Expr last_block = max(causal_end - c * split, 0) / stats_block;
+  a.rs_all.where(a.rs_all.y <= last_block);
+  Expr p_all = c * split + min(a.rs_all.y, last_block) * stats_block + a.rs_all.x;
+  // Past the position (not live) the scores of the last block read dot there, whose k rows
+  // are clamped to the position.
+  Expr sc = score(p_all);
+  Expr live_p = live(p_all);
+  a.stats(ri, ro, c, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.stats(ri, ro, c, g) =
+      Tuple(max(a.stats(ri, ro, c, g)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
+            a.stats(ri, ro, c, g)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
+            a.stats(ri, ro, c, g)[2] || live_p);
   // The split's reference for its exponents: its max, or 0 when that is −inf (no live
   // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
   // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
-  Expr m_c = a.stats(r, c, g)[0];
+  Expr m_c = a.stats(ri, ro, c, g)[0];
   Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
-  a.weight(s, r, c, g) = select(live(s), exp_nonpositive(score(clamp_to_causal(s), r) - ref), 0.0f);
-  // d is clamped for the same reason as r in qg: a schedule may compute whole blocks of d.
+  a.weight(s, ri, ro, c, g) = select(live(s), exp_nonpositive(score(s) - ref), 0.0f);
+  // d is clamped for the same reason as the heads in qg: a schedule may compute whole
+  // blocks of d.
   a.v_live(d, s, g) = select(live(s), v(min(d, head_dim - 1), clamp_to_causal(s), g), 0.0f);
-  a.den(r, c, g) = 0.0f;
-  a.den(r, c, g) += a.weight(p, r, c, g);
-  a.num(d, r, c, g) = 0.0f;
-  a.num(d, r, c, g) += a.weight(p, r, c, g) * a.v_live(d, p, g);
-  a.partial(d, r, c, g) = Tuple(a.num(d, r, c, g), m_c, a.den(r, c, g), a.stats(r, c, g)[1], a.stats(r, c, g)[2]);
+  // Σ weight over whole blocks of stats_block positions up to the position's block (the
+  // positions past the position in it have weight 0), so that a schedule can vectorize
+  // the sum across a block.
+  a.rb = RDom(0, stats_block, 0, split / stats_block, "rb");
+  a.rb.where(a.rb.y <= last_block);
+  a.den(ri, ro, c, g) = 0.0f;
+  // (The min, a no-op where the predicate holds, keeps the weights' bounds at that block.)
+  a.den(ri, ro, c, g) += a.weight(c * split + min(a.rb.y, last_block) * stats_block + a.rb.x, ri, ro, c, g);
+  a.num(d, ri, ro, c, g) = 0.0f;
+  // (The min, a no-op where the predicate holds, keeps the bounds of the weights, and so
+  // of the scores, at the position: bounds inference ignores predicates.)
+  Expr p_n = c * split + min(a.rs, max(causal_end - c * split, 0));
+  a.num(d, ri, ro, c, g) += a.weight(p_n, ri, ro, c, g) * a.v_live(d, p, g);
+  a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],
+                                     a.stats(ri, ro, c, g)[2]);
 
   // Combine, over the splits up to the position: the global max, the flags ORed, each
-  // split rescaled by exp(m_c − max). A split
-  // with m_c = −inf gets scale 0 (exp(−inf)); when the global max is −inf too, every scale
-  // is NaN (−inf − −inf) and so is the output, as the unsplit formula gives for all-−inf
-  // live scores.
+  // split rescaled by exp(m_c − max). A split with m_c = −inf gets scale 0 (exp(−inf));
+  // when the global max is −inf too, every scale is NaN (−inf − −inf) and so is the
+  // output, as the unsplit formula gives for all-−inf live scores.
   a.rc = RDom(0, causal_end / split + 1, "rc");
-  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, r, cc, g)[i]; };
-  a.combined(r, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.combined(r, g) = Tuple(strict_float(max(a.combined(r, g)[0], part(0, a.rc, 1))),
-                           a.combined(r, g)[1] || part(0, a.rc, 3), a.combined(r, g)[2] || part(0, a.rc, 4));
-  a.scale(r, c, g) = exp_nonpositive(part(0, c, 1) - a.combined(r, g)[0]);
-  a.total_den(r, g) = 0.0f;
-  a.total_den(r, g) += a.scale(r, a.rc, g) * part(0, a.rc, 2);
-  a.total_num(d, r, g) = 0.0f;
-  a.total_num(d, r, g) += a.scale(r, a.rc, g) * part(d, a.rc, 0);
+  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(dd, ri, ro, cc, g)[i]; };
+  a.combined(ri, ro, g) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.combined(ri, ro, g) = Tuple(strict_float(max(a.combined(ri, ro, g)[0], part(0, a.rc, 1))),
+                                a.combined(ri, ro, g)[1] || part(0, a.rc, 3),
+                                a.combined(ri, ro, g)[2] || part(0, a.rc, 4));
+  a.scale(ri, ro, c, g) = exp_nonpositive(part(0, c, 1) - a.combined(ri, ro, g)[0]);
+  a.total_den(ri, ro, g) = 0.0f;
+  a.total_den(ri, ro, g) += a.scale(ri, ro, a.rc, g) * part(0, a.rc, 2);
+  a.total_num(d, ri, ro, g) = 0.0f;
+  a.total_num(d, ri, ro, g) += a.scale(ri, ro, a.rc, g) * part(d, a.rc, 0);
 
-  Expr hr = h % group, hg = h / group;
-  Expr any_bad = a.combined(hr, hg)[1], any_live = a.combined(hr, hg)[2];
+  Expr hr = h % group, hi = hr % hb, ho = hr / hb, hg = h / group;
+  Expr any_bad = a.combined(hi, ho, hg)[1], any_live = a.combined(hi, ho, hg)[2];
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  a.out(d, h) = select(any_bad, nan, !any_live, 0.0f, a.total_num(d, hr, hg) / a.total_den(hr, hg));
+  a.out(d, h) = select(any_bad, nan, !any_live, 0.0f, a.total_num(d, hi, ho, hg) / a.total_den(hi, ho, hg));
   return a;
 }
 

@@ -29,35 +29,48 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 
 // The same attention for one token (decode), split (flash decoding): the cache is cut into
 // splits of `split` positions, and one (split c, kv head g) computes, for all the query
-// heads of its group at once (query head h = g·G + r, G = heads / kv_heads), the split's
-// partial softmax: its max m_c, Σ exp(score − m_c) and Σ exp(score − m_c) · v over its live
-// positions, so that each k and v row is read once. A combine stage rescales the partials
-// by exp(m_c − max_c m_c) and sums them; the NaN and any-live flags are ORed.
+// heads of its group at once, the split's partial softmax: its max m_c,
+// Σ exp(score − m_c) and Σ exp(score − m_c) · v over its live positions, so that each k
+// and v row is read once. A combine stage rescales the partials by exp(m_c − max_c m_c) and
+// sums them; the NaN and any-live flags are ORed.
+//
+// The group's query heads come in fixed blocks of kHeadBlock: query head h = g·G + r with
+// G = heads / kv_heads and r = ro · kHeadBlock + ri, ri in [0, kHeadBlock). Every Func
+// below has ri as a dimension of constant extent, so that a schedule can store scores
+// heads-innermost with a constant row stride and vectorize across heads and positions
+// together. Heads past the group's last (when G is not a multiple of the block) repeat
+// its last head and are never read by the output.
 struct AttentionDecode {
-  Halide::Var d{"d"}, r{"r"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
+  static constexpr int kHeadBlock = 4;
+  Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::RDom rd;                    // over head_dim
   Halide::RDom rs;                    // over the positions of one split
+  Halide::RDom rs_all;                // (position in block, block) over one split, for its stats
+  Halide::RDom rb;                    // (position in block, block) up to the position's block, for den
   Halide::RDom rc;                    // over the splits
-  Halide::Func qg{"qg"};              // (d, r, g): the query heads of group g, fp32
-  Halide::Func dot{"qk"};             // (s, r, g): q·k, fp32
-  Halide::Func stats{"split_stats"};  // (r, c, g): Tuple(max live score, any NaN/+Inf, any live)
-  Halide::Func weight{"weight"};      // (s, r, c, g): exp(score − the split's reference), 0 if not live
+  Halide::Func mask_c{"mask_c"};      // (s): the mask at s clamped to the position
+  Halide::Func qg{"qg"};              // (d, ri, ro, g): the query heads of group g, fp32
+  Halide::Func dot{"qk"};             // (s, ri, ro, g): q·k, fp32 (k rows clamped to the position)
+  Halide::Func stats{"split_stats"};  // (ri, ro, c, g): Tuple(max live score, any NaN/+Inf, any live)
+  Halide::Func weight{"weight"};      // (s, ri, ro, c, g): exp(score − the split's reference), 0 if not live
   Halide::Func v_live{"v_live"};      // (d, s, g): v, 0 if not live
-  Halide::Func den{"split_den"};      // (r, c, g): Σ weight
-  Halide::Func num{"split_num"};      // (d, r, c, g): Σ weight · v
-  Halide::Func partial{"partial"};    // (d, r, c, g): Tuple(num, max, den, flags): what a task leaves
-  Halide::Func combined{"combined"};  // (r, g): Tuple(global max, any NaN/+Inf, any live)
-  Halide::Func scale{"split_scale"};  // (r, c, g): exp(m_c − global max)
-  Halide::Func total_den{"total_den"};  // (r, g)
-  Halide::Func total_num{"total_num"};  // (d, r, g)
+  Halide::Func den{"split_den"};      // (ri, ro, c, g): Σ weight
+  Halide::Func num{"split_num"};      // (d, ri, ro, c, g): Σ weight · v
+  Halide::Func partial{"partial"};    // (d, ri, ro, c, g): Tuple(num, max, den, flags): what a task leaves
+  Halide::Func combined{"combined"};  // (ri, ro, g): Tuple(global max, any NaN/+Inf, any live)
+  Halide::Func scale{"split_scale"};  // (ri, ro, c, g): exp(m_c − global max)
+  Halide::Func total_den{"total_den"};  // (ri, ro, g)
+  Halide::Func total_num{"total_num"};  // (d, ri, ro, g)
   Halide::Func out{"attention"};      // (d, h), fp32
 };
 
 // q(d, h), k(d, s, g), v(d, s, g) in fp32; position: the token's position (in [0, s_max));
-// mask(s) fp32. `split` is the number of cache positions per split.
+// mask(s) fp32. `split` is the number of cache positions per split; the split's stats run
+// over blocks of `stats_block` positions (a divisor of split), so that a schedule can
+// vectorize them across the positions of a block.
 AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Expr position,
                                         Halide::Func mask, Halide::Expr heads, Halide::Expr kv_heads,
-                                        Halide::Expr head_dim, Halide::Expr s_max, int split);
+                                        Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block);
 
 // exp(x) for x <= 0 (or NaN), vectorizable: Halide's fast_exp (about 1.5 ulp) with
 // underflow flushed to 0, −inf giving 0 and NaN kept NaN. Halide's exp() calls libm expf

@@ -1,6 +1,8 @@
 // The attention-core Generators (op `attention`): npukit_attention for any number of
 // tokens, npukit_attention_decode split for decode (the runtime calls it when T = 1).
 // Storage types from `q.type`, `k.type`, `v.type` and `o.type`.
+#include <algorithm>
+
 #include "Halide.h"
 #include "ops/attention.h"
 #include "ops/float_convert.h"
@@ -50,18 +52,23 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
   }
 };
 
+// Positions per vector in the per-position softmax work (the split's stats, the weights):
+// the heads' scores of vec / kHeadBlock positions fill one vector.
+int softmax_positions(const Halide::Target& target) {
+  return std::max(1, target.natural_vector_size<float>() / ops::AttentionDecode::kHeadBlock);
+}
+
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
 void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target) {
   using namespace Halide;
   const int vec = target.natural_vector_size<float>();
-  // Query heads per kv head handled together, unrolled so that each k and v vector is
-  // loaded and widened once for all of them and their accumulators stay in registers.
-  // Every per-task Func computes a multiple of it (align_bounds): the extra heads of a
-  // group that is not a multiple repeat its last head (qg clamps) and the combine never
-  // reads them, and the unrolled code has no per-head guards.
-  const int heads_unrolled = 4;
+  const int hb = ops::AttentionDecode::kHeadBlock;
+  // Positions whose scores are computed together: 4 × 4 heads = 16 vector accumulators
+  // with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's and SSE's 16.
+  const int score_positions = vec >= 16 ? 4 : 2;
+  const int softmax_positions = npukit::softmax_positions(target);
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
   const int v_columns = (vec >= 16 ? 4 : 2) * vec;
@@ -73,55 +80,65 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
-  a.partial.compute_root()
-      .align_bounds(a.r, heads_unrolled)
-      .fuse(a.c, a.g, task)
-      .parallel(task)
-      .vectorize(a.d, vec, guard);
-  a.qg.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
+  a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
+  a.qg.compute_at(a.partial, task);
+  // Scalar: split values per task, little next to the per-head work (vectorized, with
+  // its clamp on a vector of positions, the gate failed; not investigated further).
+  a.mask_c.compute_at(a.partial, task);
 
-  // Scores: per position, vector accumulators over head_dim (an rfactor over the lanes),
-  // the heads unrolled inside so that each k vector is widened once for all; then one
-  // reduction of the heads' lanes together (a tree of shuffles and adds, heads_unrolled
-  // sums out of that many vectors) instead of one horizontal sum per head. The scores and
-  // weights are stored heads-innermost for it, and the per-position work that follows is
-  // vectorized over the heads. (Blocks of 2 or 4 positions with their accumulators and
-  // trees interleaved measured slower.)
-  a.dot.compute_at(a.partial, task)
-      .align_bounds(a.r, heads_unrolled)
-      .reorder_storage(a.r, a.s, a.g)
-      .reorder(a.r, a.s)
-      .vectorize(a.r, heads_unrolled);
+  // Scores, for a block of score_positions positions × the kHeadBlock heads at once:
+  // vector accumulators along head_dim (an rfactor over the lanes), one per (position,
+  // head), each k vector widened once for the 4 heads; then one reduction of all the
+  // block's lanes together (a transposed tree: 16 vectors into one vector of 16 sums)
+  // instead of a tree per position. The scores are stored heads-innermost with a constant
+  // row stride (kHeadBlock), so the tree's result is one dense store. The block is whole
+  // (align_bounds; the k rows past the position are clamped to it and never used).
+  Var so("so"), si("si"), u("u");
   RVar rdo("rdo"), rdi("rdi");
-  Var u("u"), ro("ro"), ri("ri");
+  a.dot.compute_at(a.partial, task).align_bounds(a.s, score_positions).reorder_storage(a.ri, a.s, a.ro, a.g);
+  a.dot.vectorize(a.ri);
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
   a.dot.update()
-      .split(a.r, ro, ri, heads_unrolled, guard)
-      .reorder(rdi, ri, ro, a.s)
+      .split(a.s, so, si, score_positions, TailStrategy::RoundUp)
+      .reorder(rdi, a.ri, si, so, a.ro)
       .atomic()
       .vectorize(rdi)
-      .vectorize(ri);
-  // Stored once per task and folded to one position (a per-position allocation of a
-  // size known only at run time would be a heap allocation per position).
-  lanes.reorder_storage(u, a.r, a.s, a.g)
-      .store_at(a.partial, task)
-      .compute_at(a.dot, a.s)
-      .align_bounds(a.r, heads_unrolled)
-      .vectorize(u);
-  lanes.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(u, ri, rdo, ro).vectorize(u).unroll(ri);
+      .vectorize(a.ri)
+      .vectorize(si);
+  lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
+  lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
 
-  a.stats.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
-  a.stats.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
-  a.weight.compute_at(a.partial, task)
-      .align_bounds(a.r, heads_unrolled)
-      .reorder_storage(a.r, a.s, a.c, a.g)
-      .split(a.r, ro, ri, heads_unrolled, guard)
-      .reorder(ri, a.s, ro)
-      .vectorize(ri);
-  a.den.compute_at(a.partial, task).align_bounds(a.r, heads_unrolled);
-  a.den.update().split(a.r, ro, ri, heads_unrolled, guard).reorder(ri, a.rs, ro).vectorize(ri);
+  // The split's max and flags: softmax_positions interleaved accumulators (an rfactor
+  // over positions), each a vector of the heads, so that one vector covers
+  // softmax_positions positions × the heads.
+  a.stats.compute_at(a.partial, task).vectorize(a.ri);
+  Var j("j");
+  Func stats_lanes = a.stats.update().rfactor(a.rs_all.x, j);
+  a.stats.update().reorder(a.ri, a.rs_all.x, a.ro).vectorize(a.ri);
+  stats_lanes.compute_at(a.partial, task)
+      .reorder_storage(a.ri, j, a.ro, a.c, a.g)
+      .vectorize(a.ri)
+      .vectorize(j);
+  stats_lanes.update().reorder(a.ri, j, a.rs_all.y, a.ro).vectorize(a.ri).vectorize(j);
+  // The weights of softmax_positions positions × the heads per vector.
+  a.weight.compute_at(a.partial, task).align_bounds(a.s, softmax_positions).reorder_storage(a.ri, a.s, a.ro, a.c, a.g);
+  if (softmax_positions > 1) {
+    a.weight.split(a.s, so, si, softmax_positions, TailStrategy::RoundUp)
+        .reorder(a.ri, si, so, a.ro)
+        .vectorize(a.ri)
+        .vectorize(si);
+  } else {
+    a.weight.reorder(a.ri, a.s, a.ro).vectorize(a.ri);
+  }
+  // Σ weight likewise: softmax_positions independent vector sums (no chain of dependent
+  // adds per position), added up once per split.
+  a.den.compute_at(a.partial, task).vectorize(a.ri);
+  Func den_lanes = a.den.update().rfactor(a.rb.x, j);
+  a.den.update().reorder(a.ri, a.rb.x, a.ro).vectorize(a.ri);
+  den_lanes.compute_at(a.partial, task).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
+  den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
 
-  // Σ weight · v, per block of v_rows positions and tile of v_columns × heads_unrolled:
+  // Σ weight · v, per block of v_rows positions and tile of v_columns × kHeadBlock heads:
   // the block's sum is an rfactor with its own constant-size stack storage and the heads
   // unrolled, which LLVM keeps in registers (accumulating straight into num, it reloads
   // and stores them per row: it cannot tell the heads' rows of num apart); the tile is
@@ -132,24 +149,20 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // cost 20%.)
   Var dd("dd"), dv("dv"), blk("blk");
   RVar rso("rso"), rsi("rsi");
-  a.num.compute_at(a.partial, task)
-      .align_bounds(a.r, heads_unrolled)
-      .align_bounds(a.d, v_columns)
-      .vectorize(a.d, vec, guard);
+  a.num.compute_at(a.partial, task).align_bounds(a.d, v_columns).vectorize(a.d, vec, guard);
   Func block = a.num.update().split(a.rs.x, rso, rsi, v_rows).rfactor(rso, blk);
   a.num.update()
       .split(a.d, dd, dv, v_columns, guard)
-      .split(a.r, ro, ri, heads_unrolled, guard)
-      .reorder(dv, ri, ro, dd, rso)
+      .reorder(dv, a.ri, a.ro, dd, rso)
       .vectorize(dv, vec)
-      .unroll(ri);
-  block.compute_at(a.num, ro)
+      .unroll(a.ri);
+  block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
       .bound_storage(a.d, v_columns)
-      .bound_storage(a.r, heads_unrolled)
+      .bound_storage(a.ri, hb)
       .vectorize(a.d, vec, guard)
-      .unroll(a.r);
-  block.update().reorder(a.d, a.r, rsi).vectorize(a.d, v_columns, guard).unroll(a.r);
+      .unroll(a.ri);
+  block.update().reorder(a.d, a.ri, rsi).vectorize(a.d, v_columns, guard).unroll(a.ri);
 
   // The combine: small (Hq · Dh per split), once for all heads.
   a.combined.compute_root();
@@ -166,9 +179,11 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
  public:
   // Cache positions per split: enough that a task's k and v (2 · split · Dh · 2 bytes)
   // dwarf its partials (Hq/Hkv · (Dh + 4) values) and its fixed costs, few enough that
-  // short caches still give every thread tasks (1024 measured ~5% faster than 512 at
-  // S = 8192, 256 ~10% slower).
-  GeneratorParam<int> split{"split", 1024};
+  // short caches still give every thread tasks (Hkv tasks per split). 2048 measured 3–5%
+  // faster than 1024 at S >= 2048 on one thread and the same at S = 512 (a split does no
+  // work past the position); earlier, 1024 ~5% faster than 512 at S = 8192, 256 ~10%
+  // slower.
+  GeneratorParam<int> split{"split", 2048};
 
   Input<Halide::Buffer<void, 3>> q{"q"};              // (Dh, Hq, 1)
   Input<Halide::Buffer<void, 3>> k{"k"};              // (Dh, S_max, Hkv)
@@ -187,9 +202,11 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
     vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
     mf(a) = mask(a, 0);
+    // The split's stats take the heads' scores of this many positions per vector.
+    const int stats_block = softmax_positions(target);
     ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
                                                             k.dim(2).extent(), q.dim(0).extent(),
-                                                            k.dim(1).extent(), split);
+                                                            k.dim(1).extent(), split, stats_block);
     Func out("attention_out");
     Var d = att.d, h = att.h, t("t");
     out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);

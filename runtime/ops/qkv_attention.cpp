@@ -9,6 +9,8 @@
 
 #include "golden/attention.h"
 #include "golden/attention_cases.h"
+#include "kernels/attention_decode_f32.h"
+#include "kernels/attention_decode_f32_kv_f16.h"
 #include "kernels/attention_f32.h"
 #include "kernels/attention_f32_kv_f16.h"
 #include "kernels/dequantize_rows_f16.h"
@@ -176,7 +178,19 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   HalideBuffer qb(TensorView{q, DType::float32, {T, h.hq, h.dh}, {}}), k(k_cache), v(v_cache),
       p(TensorView{positions.data(), DType::int32, {T}, {}}), m(mask),
       ob(TensorView{o, DType::float32, {T, h.hq, h.dh}, {}});
-  if (k_cache.dtype == DType::float16) {
+  const bool kv_f16 = k_cache.dtype == DType::float16;
+  if (T == 1) {
+    // Decode: the split kernel (tasks over cache splits and kv heads, each k and v row read
+    // once for the group's query heads), as the attention op takes for T = 1.
+    const int32_t position = positions[0];
+    if (kv_f16) {
+      call_cpu_kernel(attention_decode_f32_kv_f16, "attention_decode_f32_kv_f16", call.tier, qb.get(), k.get(),
+                      v.get(), position, m.get(), ob.get());
+    } else {
+      call_cpu_kernel(attention_decode_f32, "attention_decode_f32", call.tier, qb.get(), k.get(), v.get(),
+                      position, m.get(), ob.get());
+    }
+  } else if (kv_f16) {
     call_cpu_kernel(attention_f32_kv_f16, "attention_f32_kv_f16", call.tier, qb.get(), k.get(), v.get(), p.get(),
                     m.get(), ob.get());
   } else {
