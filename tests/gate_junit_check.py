@@ -10,6 +10,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from named_checks import report
+
 
 def main():
     npukit = sys.argv[1]
@@ -33,11 +35,7 @@ def main():
         dtypes = {r["dtype"] for r in report["results"]}
         checks.append(("both dtypes", dtypes == {"float32", "float16"}))
         checks.append(("every case PASS", all(r["status"] == "PASS" for r in report["results"])))
-        for name, ok in checks:
-            print(("ok   " if ok else "FAIL ") + name)
-        failed = sum(not ok for _, ok in checks)
-        print(f"{len(checks) - failed} passed, {failed} failed")
-        return 1 if failed else 0
+        return report(checks)
 
 
 if __name__ == "__main__":

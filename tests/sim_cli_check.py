@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from named_checks import report
+
 
 def run(npukit, *args):
     p = subprocess.run([npukit, *args], capture_output=True, text=True)
@@ -74,11 +76,7 @@ def main():
         rc, out, err = run(npukit, "gate", "--op", "rope", "--target", "npu-sim:edge-6tops", "--class", "normal")
         checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
                        "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
-    for name, ok in checks:
-        print(("ok   " if ok else "FAIL ") + name)
-    failed = sum(not ok for _, ok in checks)
-    print(f"{len(checks) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report(checks)
 
 
 if __name__ == "__main__":
