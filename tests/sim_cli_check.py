@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from named_checks import report
+from named_checks import report as report_checks
 
 
 def run(npukit, *args):
@@ -76,7 +76,7 @@ def main():
         rc, out, err = run(npukit, "gate", "--op", "rope", "--target", "npu-sim:edge-6tops", "--class", "normal")
         checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
                        "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
-    return report(checks)
+    return report_checks(checks)
 
 
 if __name__ == "__main__":
