@@ -78,7 +78,6 @@ inline OpAnalysis decode_gemv() {
   MatrixWork w = matrix_work("y", Dtype::int8, 512, 1, 8, 4096);
   w.m_loop = "";
   a.matrix = {w};
-  a.output_bytes = 16384;
   return a;
 }
 

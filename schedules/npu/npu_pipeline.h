@@ -22,7 +22,6 @@ struct NpuPipeline {
   std::vector<Halide::Param<float>> floats; // scalar float parameters (eps)
   std::string output;                       // the output Func (and buffer) name
   Halide::Type output_type;
-  int output_dims = 2;
 
   // The pipeline's arguments, in the order realize/compile expect.
   std::vector<Halide::Argument> arguments() const;

@@ -471,7 +471,6 @@ class NestWalker {
   // with every loop at `overrides` (default: its min).
   struct CopyShape {
     std::vector<std::pair<std::string, int64_t>> loops;  // (name, extent), outermost first
-    std::vector<int64_t> mins;
     int64_t lanes = 1;
     std::optional<int64_t> dram_index;  // element index of the DRAM side
     std::string dram;                   // the DRAM buffer
@@ -497,7 +496,6 @@ class NestWalker {
       auto ex = eval_int(op->extent, env.env());
       if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
       out.loops.emplace_back(op->name, std::max<int64_t>(0, *ex));
-      out.mins.push_back(*mn);
       auto o = overrides.find(op->name);
       env.set(op->name, o == overrides.end() ? *mn : *mn + o->second);
       return descend(op->body, dest, dram_is_store, env, overrides, out);
@@ -771,8 +769,6 @@ class NestWalker {
       w.m_loop = display_name(w.m_loop), w.n_loop = display_name(w.n_loop), w.k_loop = display_name(w.k_loop);
     }
     for (VectorWork& v : result_.vector) v.func = display_name(v.func);
-    for (const Transfer& t : result_.transfers)
-      if (t.direction == Direction::out) result_.output_bytes += t.total_bytes();
     // The pipelined loop is the one the most frequent double-buffered copy is issued in
     // (the most frequent copy when none is double-buffered).
     int64_t best = 0;

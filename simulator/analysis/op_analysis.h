@@ -96,7 +96,6 @@ struct OpAnalysis {
   std::vector<Transfer> transfers;
   std::vector<MatrixWork> matrix;
   std::vector<VectorWork> vector;
-  int64_t output_bytes = 0;               // bytes of the op's outputs, for reports
 
   int64_t dram_bytes() const {  // Σ transfer total_bytes, both directions
     int64_t b = 0;
