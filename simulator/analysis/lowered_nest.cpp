@@ -344,18 +344,9 @@ class NestWalker {
         data_let_names_.erase(op->name);
         return;
       }
-      auto v = eval_int(op->value, env_);
-      auto old = env_.find(op->name);
-      std::optional<int64_t> saved = old == env_.end() ? std::nullopt : std::optional<int64_t>(old->second);
-      if (v) env_[op->name] = *v;
+      ScopedEnv scope(env_);
+      if (auto v = eval_int(op->value, env_)) scope.set(op->name, *v);
       walk(op->body);
-      if (v) {
-        if (saved) {
-          env_[op->name] = *saved;
-        } else {
-          env_.erase(op->name);
-        }
-      }
     } else if (const auto* op = s.as<For>()) {
       walk_for(op);
     } else if (const auto* op = s.as<ProducerConsumer>()) {
@@ -373,7 +364,7 @@ class NestWalker {
     } else if (const auto* op = s.as<IfThenElse>()) {
       auto c = eval_int(op->condition, env_);
       if (!c || *c) {
-        walk(op->then_case);  // unknown conditions count as taken: an upper bound
+        walk(op->then_case);  // an unknown condition is walked as taken
       } else {
         walk(op->else_case);
       }
