@@ -1,8 +1,17 @@
-"""Running a Google Benchmark binary from the torch comparison scripts: the medians of its
-runs (seconds and counters), and human-readable times."""
+"""Running a Google Benchmark binary from the torch comparison scripts: their command
+line, the medians of the binary's runs (seconds and counters), and human-readable times."""
 import json
 import os
 import subprocess
+import sys
+
+
+def command_line(usage):
+    """(bench binary, quick, threads) from `SCRIPT BENCH [--quick]` and HL_NUM_THREADS
+    (default 2, the thread count both sides run on); exits with `usage` without a binary."""
+    if len(sys.argv) < 2:
+        sys.exit(usage)
+    return sys.argv[1], "--quick" in sys.argv[2:], int(os.environ.get("HL_NUM_THREADS", "2"))
 
 
 def median_runs(bench, benchmark_filter, repetitions, threads, quick):

@@ -20,7 +20,6 @@ medians and torch/npukit, and exits 0: a bench, not a test. --quick: S = 512 onl
 runs, no rotation (the ctest smoke run).
 """
 import math
-import os
 import re
 import statistics
 import sys
@@ -29,7 +28,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from gbench_runs import fmt, median_runs
+from gbench_runs import command_line, fmt, median_runs
 
 COLD_BYTES = 256 << 20
 D, HQ, HKV, DH, THETA = 4096, 32, 8, 128, 10000.0
@@ -133,10 +132,7 @@ def self_check():
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    bench, quick = sys.argv[1], "--quick" in sys.argv[2:]
-    threads = int(os.environ.get("HL_NUM_THREADS", "2"))
+    bench, quick, threads = command_line(__doc__)
     torch.set_num_threads(threads)
     sizes = SIZES[:1] if quick else SIZES
     self_check()

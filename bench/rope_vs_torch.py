@@ -10,7 +10,6 @@ median, torch/npukit, and the share of torch's CPU time spent in the kernel: pag
 on its fresh intermediates) and exits 0: it is a bench, not a test. --quick times only
 the decode shape, two runs each, for the ctest smoke run.
 """
-import os
 import re
 import resource
 import statistics
@@ -19,7 +18,7 @@ import time
 
 import torch
 
-from gbench_runs import fmt, median_runs
+from gbench_runs import command_line, fmt, median_runs
 
 COLD_BYTES = 256 << 20  # bench/cold_buffers.h: 8x the L3
 SHAPES = [(1, 32, 128), (128, 32, 128), (4096, 32, 128)]
@@ -122,10 +121,7 @@ def time_npukit(bench, shapes, threads, quick):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    bench, quick = sys.argv[1], "--quick" in sys.argv[2:]
-    threads = int(os.environ.get("HL_NUM_THREADS", "2"))
+    bench, quick, threads = command_line(__doc__)
     torch.set_num_threads(threads)
     shapes = SHAPES[:1] if quick else SHAPES
     self_check()
