@@ -105,5 +105,49 @@ TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
   }
 }
 
+// The decode kernel is specialized for Dh = 64 and 128, which every gate case uses; the
+// general path here, with query groups that are not a multiple of its head block (6), a
+// cache whose length is not a multiple of its position blocks (4 for scores, 16 for v), and
+// NaN rows right after the position, inside the position's last block.
+TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  struct Shape {
+    int64_t Hq, Hkv, Dh, S, pos;
+  };
+  for (const Shape& sh : {Shape{12, 2, 96, 2051, 2049}, Shape{6, 1, 40, 4099, 4098}, Shape{8, 2, 128, 37, 33},
+                          Shape{8, 8, 64, 18, 16}}) {
+    uint32_t state = 777;
+    auto uniform = [&] {
+      state = state * 1664525u + 1013904223u;
+      return static_cast<float>(state >> 8) / float(1 << 24) * 2 - 1;
+    };
+    const int64_t Hq = sh.Hq, Hkv = sh.Hkv, Dh = sh.Dh, S = sh.S;
+    std::vector<float> q(Hq * Dh), k(Hkv * S * Dh), v(Hkv * S * Dh), mask(S, 0.0f), o(Hq * Dh);
+    for (float& x : q) x = uniform();
+    for (float& x : k) x = uniform();
+    for (float& x : v) x = uniform();
+    for (size_t i = (sh.pos + 1) * Dh; i < k.size(); ++i) {
+      if (i % (S * Dh) >= static_cast<size_t>((sh.pos + 1) * Dh)) k[i] = v[i] = nan;
+    }
+    std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()), vd(v.begin(), v.end()),
+        md(mask.begin(), mask.end()), want(o.size());
+    const int64_t posd = sh.pos;
+    golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, md.data(), 1, Hq, Hkv, Dh, S, want.data());
+    for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+      std::vector<int32_t> p{static_cast<int32_t>(sh.pos)};
+      std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                                             {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                                             {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                                             {"positions", {p.data(), DType::int32, {1}, {}}},
+                                             {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+      run_call(bind_call(find_op("attention"), target, t, {}));
+      for (size_t i = 0; i < o.size(); ++i) {
+        EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i]))
+            << target << " Dh = " << Dh << " S = " << S << " pos = " << sh.pos << " o[" << i << "]";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npukit

@@ -1,0 +1,27 @@
+#include "ops/prefetch.h"
+
+#include <string>
+
+#include "halide_prefetch_128_bitcode.h"
+#include "halide_prefetch_256_bitcode.h"
+#include "halide_prefetch_64_bitcode.h"
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+void add_prefetch_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t, int element_bytes) {
+  if (t.arch != Target::X86 || t.bits != 64) return;
+  const unsigned char* code = nullptr;
+  unsigned int len = 0;
+  switch (element_bytes) {
+    case 1: code = npukit_prefetch_64_bitcode, len = npukit_prefetch_64_bitcode_len; break;
+    case 2: code = npukit_prefetch_128_bitcode, len = npukit_prefetch_128_bitcode_len; break;
+    case 4: code = npukit_prefetch_256_bitcode, len = npukit_prefetch_256_bitcode_len; break;
+  }
+  _halide_user_assert(code) << "add_prefetch_bitcode: element_bytes = " << element_bytes << "; must be 1, 2 or 4\n";
+  const std::string name = "npukit.halide_prefetch.v1";
+  generator_externs.insert({name, ExternalCode::bitcode_wrapper(t, std::vector<uint8_t>(code, code + len), name)});
+}
+
+}  // namespace npukit::ops
