@@ -62,7 +62,7 @@ Expr exp_nonpositive(Expr x) {
 
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
                                         Expr kv_heads, Expr head_dim, Expr s_max, int split,
-                                        int stats_block) {
+                                        int stats_block, int v_block) {
   AttentionDecode a;
   Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h;
   const int hb = AttentionDecode::kHeadBlock;
@@ -80,10 +80,7 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // schedule computes whole blocks of positions. Splits that start past the position are
   // not computed at all (see rc below).
   Expr causal_end = min(position, s_max - 1);
-  // likely(): Halide partitions the loops around the clamp, so that every block of
-  // positions but the last reads its rows at unclamped addresses (the clamp, a min on a
-  // vector of row indices per row read, cost 10%).
-  auto clamp_to_causal = [&](Expr pos) { return min(likely(pos), causal_end); };
+  auto clamp_to_causal = [&](Expr pos) { return min(pos, causal_end); };
   // The mask read at positions clamped to the position: a Func that a schedule computes
   // once per split, so that the per-head work reads scores and mask at unclamped (dense)
   // positions, whole blocks of them (the positions past the position are not live).
@@ -96,15 +93,13 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   a.qg(d, ri, ro, g) = q(d, g * group + min(ro * hb + ri, group - 1));
   a.rd = RDom(0, head_dim, "rd");
   a.dot(s, ri, ro, g) = 0.0f;
-  a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, clamp_to_causal(s), g);
+  // likely(): Halide partitions the scores' loop around the clamp, so that every block of
+  // positions but the last reads its k rows at unclamped addresses (the clamp, a min on a
+  // vector of row indices per row read, cost 10%). On v's scalar row index it gained
+  // nothing measurable.
+  a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, min(likely(s), causal_end), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
   auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + a.mask_c(at); };
-
-  a.rs = RDom(0, split, "rs");
-  Expr p = c * split + a.rs;
-  // Linear in the RVar: a split that ends past the position does no work past it (a
-  // select instead cost S = 512 with 1024-position splits 20%).
-  a.rs.where(p <= causal_end);
 
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
@@ -144,11 +139,15 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   a.den(ri, ro, c, g) = 0.0f;
   // (The min, a no-op where the predicate holds, keeps the weights' bounds at that block.)
   a.den(ri, ro, c, g) += a.weight(c * split + min(a.rb.y, last_block) * stats_block + a.rb.x, ri, ro, c, g);
+  // Σ weight · v likewise over whole blocks of v_block positions, up to the position's
+  // block; the positions past the position in that block add 0 · 0 (weight and v_live
+  // are 0 where not live).
+  a.rv = RDom(0, v_block, 0, split / v_block, "rv");
+  Expr last_v_block = max(causal_end - c * split, 0) / v_block;
+  a.rv.where(a.rv.y <= last_v_block);
+  Expr p_n = c * split + min(a.rv.y, last_v_block) * v_block + a.rv.x;
   a.num(d, ri, ro, c, g) = 0.0f;
-  // (The min, a no-op where the predicate holds, keeps the bounds of the weights, and so
-  // of the scores, at the position: bounds inference ignores predicates.)
-  Expr p_n = c * split + min(a.rs, max(causal_end - c * split, 0));
-  a.num(d, ri, ro, c, g) += a.weight(p_n, ri, ro, c, g) * a.v_live(d, p, g);
+  a.num(d, ri, ro, c, g) += a.weight(p_n, ri, ro, c, g) * a.v_live(d, p_n, g);
   a.partial(d, ri, ro, c, g) = Tuple(a.num(d, ri, ro, c, g), m_c, a.den(ri, ro, c, g), a.stats(ri, ro, c, g)[1],
                                      a.stats(ri, ro, c, g)[2]);
 

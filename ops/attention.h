@@ -44,9 +44,9 @@ struct AttentionDecode {
   static constexpr int kHeadBlock = 4;
   Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::RDom rd;                    // over head_dim
-  Halide::RDom rs;                    // over the positions of one split
   Halide::RDom rs_all;                // (position in block, block) over one split, for its stats
   Halide::RDom rb;                    // (position in block, block) up to the position's block, for den
+  Halide::RDom rv;                    // (position in block, block) up to the position's block, for num
   Halide::RDom rc;                    // over the splits
   Halide::Func mask_c{"mask_c"};      // (s): the mask at s clamped to the position
   Halide::Func qg{"qg"};              // (d, ri, ro, g): the query heads of group g, fp32
@@ -66,11 +66,13 @@ struct AttentionDecode {
 
 // q(d, h), k(d, s, g), v(d, s, g) in fp32; position: the token's position (in [0, s_max));
 // mask(s) fp32. `split` is the number of cache positions per split; the split's stats run
-// over blocks of `stats_block` positions (a divisor of split), so that a schedule can
-// vectorize them across the positions of a block.
+// over blocks of `stats_block` positions and its Σ weight · v over blocks of `v_block`
+// (both divisors of split), so that a schedule can vectorize the stats across the
+// positions of a block and keep a block's v tile in registers.
 AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Expr position,
                                         Halide::Func mask, Halide::Expr heads, Halide::Expr kv_heads,
-                                        Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block);
+                                        Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block,
+                                        int v_block);
 
 // exp(x) for x <= 0 (or NaN), vectorizable: Halide's fast_exp (about 1.5 ulp) with
 // underflow flushed to 0, −inf giving 0 and NaN kept NaN. Halide's exp() calls libm expf

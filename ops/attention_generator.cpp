@@ -59,6 +59,12 @@ int softmax_positions(const Halide::Target& target) {
   return std::max(1, target.natural_vector_size<float>() / ops::AttentionDecode::kHeadBlock);
 }
 
+// v rows per block of Σ weight · v: the block's 4 KB of fp16 v (Dh = 128) is swept once
+// per tile of v columns, so DRAM still sees nearly one sequential stream, and the tile's
+// accumulators go back to num once per block. (16 measured 5% faster than 8 with the
+// cache in L3, the same from DRAM; 32 no better.)
+constexpr int kVRows = 16;
+
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
@@ -74,11 +80,6 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
   // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
   const int v_columns = (vec >= 16 ? 4 : 2) * vec;
-  // v rows per block of Σ weight · v: the block's 4 KB of fp16 v (Dh = 128) is swept once
-  // per tile of v_columns, so DRAM still sees nearly one sequential stream, and the tile's
-  // accumulators go back to num once per block. (16 measured 5% faster than 8 with the
-  // cache in L3, the same from DRAM; 32 no better.)
-  const int v_rows = 16;
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
@@ -153,24 +154,28 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   den_lanes.compute_at(a.partial, task).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
   den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
 
-  // Σ weight · v, per block of v_rows positions and tile of v_columns × kHeadBlock heads:
+  // Σ weight · v, per block of kVRows positions and tile of v_columns × kHeadBlock heads:
   // the block's sum is an rfactor with its own constant-size stack storage and the heads
   // unrolled, which LLVM keeps in registers (accumulating straight into num, it reloads
   // and stores them per row: it cannot tell the heads' rows of num apart); the tile is
   // added to num once per block. v (0 where masked) is widened inline, each vector once
   // for all heads: staging the block's rows in fp32 first cost 13% with the cache in L3
-  // and gained nothing from DRAM. (Unrolling the rows gained 2–3% before the causal predicate; with it, its guards
-  // cost 20%.)
+  // and gained nothing from DRAM. (Unrolling the rows gained 2–3% before the causal
+  // predicate; with it, its guards cost 20%.)
   Var dd("dd"), dv("dv"), blk("blk");
-  RVar rso("rso"), rsi("rsi");
+  RVar rso = a.rv.y, rsi = a.rv.x;
   a.num.compute_at(a.partial, task).align_bounds(a.d, v_columns).vectorize(a.d, vec, guard);
-  Func block = a.num.update().split(a.rs.x, rso, rsi, v_rows).rfactor(rso, blk);
+  Func block = a.num.update().rfactor(rso, blk);
   a.num.update()
       .split(a.d, dd, dv, v_columns, guard)
       .reorder(dv, a.ri, a.ro, dd, rso)
       .vectorize(dv, vec)
       .unroll(a.ri);
-  a.num.update().prefetch(v, rso, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  // Placed in the tile loop (dd, inside the test of rv's predicate), so issued once per
+  // tile (twice per block at Dh = 128, the second time for lines already requested); at
+  // the block loop it sat before that test, which kept the block loop running, empty but
+  // prefetching, over the whole split past the position (at S = 16, 80% of the call).
+  a.num.update().prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
   block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
       .bound_storage(a.d, v_columns)
@@ -224,7 +229,7 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     const int stats_block = softmax_positions(target);
     ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
                                                             k.dim(2).extent(), q.dim(0).extent(),
-                                                            k.dim(1).extent(), split, stats_block);
+                                                            k.dim(1).extent(), split, stats_block, kVRows);
     Func out("attention_out");
     Var d = att.d, h = att.h, t("t");
     out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
