@@ -42,6 +42,38 @@ inline double time_cold_calls(benchmark::State& state, Call& call,
   });
 }
 
+// time_cold_calls for a kernel that reads two arenas (the KV cache): after each call, the
+// read anchor reads the same bytes of the arenas' next slots (cold too), so that every
+// kernel time has an anchor time from the same moment. On a shared machine whose
+// bandwidth drifts by 2x within minutes, the median of these per-call ratios is what
+// stays put; an anchor measured once before the loop does not.
+struct PairedTiming {
+  double median_seconds;  // of one kernel call
+  double median_vs_read;  // kernel GB/s over the anchor's, per call
+};
+inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& call, const char* a_name,
+                                                ColdArena& a, const char* b_name, ColdArena& b, size_t bytes) {
+  std::vector<double> seconds, ratios;
+  size_t slot = 1;
+  for (auto _ : state) {
+    call.tensors[a_name].data = a.slot(slot);
+    call.tensors[b_name].data = b.slot(slot);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_call(call);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(s);
+    // Both move 2 · bytes, so the ratio of GB/s is the ratio of the times.
+    ratios.push_back(read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s);
+    seconds.push_back(s);
+    slot += 2;
+  }
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  return {median(seconds), median(ratios)};
+}
+
 // GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
 inline void set_bandwidth_counters(benchmark::State& state, double bytes, double seconds, const CopyAnchor& anchor) {
   const double gbps = bytes / seconds / 1e9;
@@ -50,6 +82,8 @@ inline void set_bandwidth_counters(benchmark::State& state, double bytes, double
   state.counters["copy_GB/s"] = anchor.stream_gbps;
   state.counters["vs_copy"] = gbps / anchor.stream_gbps;
   state.counters["vs_memcpy"] = gbps / anchor.memcpy_gbps;
+  state.counters["read_GB/s"] = anchor.read_gbps;
+  state.counters["vs_read"] = gbps / anchor.read_gbps;
 }
 
 }  // namespace npukit::bench
