@@ -514,16 +514,10 @@ TEST(GoldenInt8GemmCases, DeterministicAndWellFormed) {
     for (const std::string& cls : input_classes()) {
       SCOPED_TRACE(std::string(dtype_name(t)) + " / " + cls);
       const std::vector<Case> a = int8_gemm_cases(cls, t), b = int8_gemm_cases(cls, t);
-      ASSERT_FALSE(a.empty());
-      ASSERT_EQ(a.size(), b.size());
-      std::set<std::string> names;
+      expect_same_cases(a, b);
       double macs = 0, elements = 0;
-      for (size_t k = 0; k < a.size(); ++k) {
-        const Case& c = a[k];
+      for (const Case& c : a) {
         SCOPED_TRACE(c.name);
-        EXPECT_TRUE(names.insert(c.name).second) << "duplicate name";
-        EXPECT_EQ(c.name, b[k].name);
-        EXPECT_EQ(c.params, b[k].params);
         ASSERT_EQ(c.dims.size(), 3u);
         const int64_t M = c.dims.at("M"), N = c.dims.at("N"), K = c.dims.at("K");
         ASSERT_TRUE(M > 0 && N > 0 && K > 0);
@@ -545,9 +539,6 @@ TEST(GoldenInt8GemmCases, DeterministicAndWellFormed) {
           EXPECT_EQ(p.out_zero_point, 0);
         }
         EXPECT_LE(K, k_limit(p.a_zero_point)) << "K = k_limit + 1 belongs in the op's tests";
-        for (const auto& [name, x] : c.inputs) {
-          ASSERT_TRUE(same_bits(x, b[k].inputs.at(name))) << name;
-        }
         const Array& av = c.inputs.at("a");
         const Array& wv = c.inputs.at("w");
         EXPECT_EQ(av.shape, (std::vector<int64_t>{M, K}));

@@ -122,15 +122,11 @@ TEST(GoldenRmsNormCases, DeterministicAndWellFormed) {
     for (const std::string& cls : input_classes()) {
       const std::vector<Case> a = rms_norm_cases(cls, t);
       const std::vector<Case> b = rms_norm_cases(cls, t);
-      ASSERT_FALSE(a.empty()) << cls;
-      ASSERT_EQ(a.size(), b.size());
+      SCOPED_TRACE(cls);
+      expect_same_cases(a, b);
       int64_t elements = 0;
-      std::set<std::string> names;
-      for (size_t k = 0; k < a.size(); ++k) {
-        const Case& c = a[k];
-        SCOPED_TRACE(cls + " / " + c.name);
-        EXPECT_TRUE(names.insert(c.name).second) << "duplicate name";
-        EXPECT_EQ(c.name, b[k].name);
+      for (const Case& c : a) {
+        SCOPED_TRACE(c.name);
         const int64_t rows = c.dims.at("rows"), hidden = c.dims.at("hidden");
         EXPECT_EQ(c.dims.size(), 2u);
         EXPECT_EQ(c.params.size(), 1u);
@@ -141,8 +137,6 @@ TEST(GoldenRmsNormCases, DeterministicAndWellFormed) {
         EXPECT_EQ(w.shape, (std::vector<int64_t>{hidden}));
         EXPECT_EQ(x.dtype, t);
         EXPECT_EQ(w.dtype, t);
-        ASSERT_TRUE(same_bits(x, b[k].inputs.at("x")));
-        ASSERT_TRUE(same_bits(w, b[k].inputs.at("weight")));
         for (double v : x.values) ASSERT_TRUE(representable(v, t));
         for (double v : w.values) ASSERT_TRUE(representable(v, t));
         elements += rows * hidden;
