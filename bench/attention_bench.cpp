@@ -17,7 +17,9 @@
 namespace npukit::bench {
 namespace {
 
-void BM_attention_decode(benchmark::State& state) {
+// `masked`: with an all-zero mask [1, S] (every position live), which takes the kernel
+// that reads the mask; without, the unmasked one.
+void run_decode(benchmark::State& state, bool masked) {
   const int64_t S = state.range(0), Hq = 32, Hkv = 8, Dh = 128;
   const size_t cache_bytes = size_t(Hkv) * S * Dh * 2;  // one of k, v in fp16
   ColdArena ks(cache_bytes), vs(cache_bytes);
@@ -32,6 +34,8 @@ void BM_attention_decode(benchmark::State& state) {
                                          {"v_cache", {vs.slot(0), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"positions", {pos.data(), DType::int32, {1}, {}}},
                                          {"o", {o.data(), DType::float16, {1, Hq, Dh}, {}}}};
+  std::vector<float> mask(S, 0.0f);
+  if (masked) t["mask"] = {mask.data(), DType::float32, {1, S}, {}};
   Call call = bind_call(find_op("attention"), "cpu", t, {});
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   const PairedTiming timing = time_cold_calls_paired_read(state, call, "k_cache", ks, "v_cache", vs, cache_bytes);
@@ -39,6 +43,9 @@ void BM_attention_decode(benchmark::State& state) {
   set_bandwidth_counters(state, 2.0 * cache_bytes, timing.median_seconds, anchor);
   state.counters["vs_read_paired"] = timing.median_vs_read;
 }
+
+void BM_attention_decode(benchmark::State& state) { run_decode(state, false); }
+void BM_attention_decode_masked(benchmark::State& state) { run_decode(state, true); }
 
 // The same call on one cache that stays in L3 (at most 8 MiB of KV, reused every call):
 // what the kernel costs with DRAM out of the way, to tell compute from bandwidth; S = 16
@@ -58,6 +65,7 @@ void BM_attention_decode_hot(benchmark::State& state) {
 }
 BENCHMARK(BM_attention_decode_hot)->ArgName("S")->Arg(16)->Arg(512)->Arg(2048)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
+BENCHMARK(BM_attention_decode_masked)->ArgName("S")->Arg(8192)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_attention_decode)
     ->ArgName("S")
     ->Arg(512)

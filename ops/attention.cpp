@@ -62,7 +62,7 @@ Expr exp_nonpositive(Expr x) {
 
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
                                         Expr kv_heads, Expr head_dim, Expr s_max, int split,
-                                        int stats_block, int v_block) {
+                                        int stats_block, int v_block, bool masked) {
   AttentionDecode a;
   Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h;
   const int hb = AttentionDecode::kHeadBlock;
@@ -85,7 +85,11 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // once per split, so that the per-head work reads scores and mask at unclamped (dense)
   // positions, whole blocks of them (the positions past the position are not live).
   a.mask_c(s) = mask(clamp_to_causal(s));
-  auto live = [&](Expr pos) { return pos <= causal_end && strict_float(a.mask_c(pos) != neg_inf); };
+  // Without a mask every causal position is live, and the mask is never read.
+  auto live = [&](Expr pos) {
+    Expr causal = pos <= causal_end;
+    return masked ? causal && strict_float(a.mask_c(pos) != neg_inf) : causal;
+  };
 
   // The head index is clamped to the group: the extra heads of the last block repeat its
   // last head. Reading no other heads than the group's keeps a NaN in one group's q out of
@@ -99,7 +103,10 @@ AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, F
   // nothing measurable.
   a.dot(s, ri, ro, g) += a.qg(a.rd, ri, ro, g) * k(a.rd, min(likely(s), causal_end), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
-  auto score = [&](Expr at) { return a.dot(at, ri, ro, g) * inv_sqrt_dh + a.mask_c(at); };
+  auto score = [&](Expr at) {
+    Expr logit = a.dot(at, ri, ro, g) * inv_sqrt_dh;
+    return masked ? logit + a.mask_c(at) : logit;
+  };
 
   // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
   // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any

@@ -68,11 +68,12 @@ struct AttentionDecode {
 // mask(s) fp32. `split` is the number of cache positions per split; the split's stats run
 // over blocks of `stats_block` positions and its Σ weight · v over blocks of `v_block`
 // (both divisors of split), so that a schedule can vectorize the stats across the
-// positions of a block and keep a block's v tile in registers.
+// positions of a block and keep a block's v tile in registers. `masked` = false: every
+// causal position is live and `mask` is never read (the kernel for calls without one).
 AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Expr position,
                                         Halide::Func mask, Halide::Expr heads, Halide::Expr kv_heads,
                                         Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block,
-                                        int v_block);
+                                        int v_block, bool masked);
 
 // exp(x) for x <= 0 (or NaN), vectorizable: Halide's fast_exp (about 1.5 ulp) with
 // underflow flushed to 0, −inf giving 0 and NaN kept NaN. Halide's exp() calls libm expf

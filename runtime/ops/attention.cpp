@@ -5,7 +5,9 @@
 #include "golden/attention.h"
 #include "golden/attention_cases.h"
 #include "kernels/attention_decode_f16.h"
+#include "kernels/attention_decode_f16_unmasked.h"
 #include "kernels/attention_decode_f32.h"
+#include "kernels/attention_decode_f32_unmasked.h"
 #include "kernels/attention_f16.h"
 #include "kernels/attention_f32.h"
 #include "runtime/error.h"
@@ -46,14 +48,21 @@ void run_cpu(const Table& table, const char* kernel, const Call& call) {
   call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), positions.get(), m.get(), o.get());
 }
 
-// T = 1: the position goes in as a scalar (check() has kept it inside the cache).
-template <class Table>
-void run_cpu_decode(const Table& table, const char* kernel, const Call& call) {
-  std::vector<float> zeros;
-  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")), m(mask_of(call, zeros)),
-      o(call.tensor("o"));
+// T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without
+// a mask, the unmasked kernel, which never reads its mask argument (one zero here).
+template <class Table, class UnmaskedTable>
+void run_cpu_decode(const Table& table, const char* kernel, const UnmaskedTable& unmasked,
+                    const char* unmasked_kernel, const Call& call) {
+  float zero = 0.0f;
+  const bool has_mask = call.tensors.count("mask") > 0;
+  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")),
+      m(has_mask ? call.tensor("mask") : TensorView{&zero, DType::float32, {1, 1}, {}}), o(call.tensor("o"));
   const int32_t position = *static_cast<const int32_t*>(call.tensor("positions").data);
-  call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+  if (has_mask) {
+    call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+  } else {
+    call_cpu_kernel(unmasked, unmasked_kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+  }
 }
 
 // Decode (one token) takes the split kernel: tasks over (cache split, kv head) that read
@@ -63,9 +72,11 @@ void attention_cpu(const Call& call) {
   const bool f16 = call.tensor("q").dtype == DType::float16;
   if (call.dim("T") == 1) {
     if (f16) {
-      run_cpu_decode(kernels::attention_decode_f16, "attention_decode_f16", call);
+      run_cpu_decode(kernels::attention_decode_f16, "attention_decode_f16", kernels::attention_decode_f16_unmasked,
+                     "attention_decode_f16_unmasked", call);
     } else {
-      run_cpu_decode(kernels::attention_decode_f32, "attention_decode_f32", call);
+      run_cpu_decode(kernels::attention_decode_f32, "attention_decode_f32", kernels::attention_decode_f32_unmasked,
+                     "attention_decode_f32_unmasked", call);
     }
   } else if (f16) {
     run_cpu(kernels::attention_f16, "attention_f16", call);

@@ -11,6 +11,8 @@
 #include "golden/attention_cases.h"
 #include "kernels/attention_decode_f32.h"
 #include "kernels/attention_decode_f32_kv_f16.h"
+#include "kernels/attention_decode_f32_kv_f16_unmasked.h"
+#include "kernels/attention_decode_f32_unmasked.h"
 #include "kernels/attention_f32.h"
 #include "kernels/attention_f32_kv_f16.h"
 #include "kernels/dequantize_rows_f16.h"
@@ -167,13 +169,13 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   std::vector<int32_t> positions(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
-  std::vector<float> zeros;
+  // Without a mask: zeros for the general kernel; decode's unmasked kernel reads none.
+  std::vector<float> zeros(T == 1 ? 1 : static_cast<size_t>(T * s_max), 0.0f);
   TensorView mask;
   if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
     mask = it->second;
   } else {
-    zeros.assign(static_cast<size_t>(T * s_max), 0.0f);
-    mask = TensorView{zeros.data(), DType::float32, {T, s_max}, {}};
+    mask = TensorView{zeros.data(), DType::float32, {T, T == 1 ? 1 : s_max}, {}};
   }
   HalideBuffer qb(TensorView{q, DType::float32, {T, h.hq, h.dh}, {}}), k(k_cache), v(v_cache),
       p(TensorView{positions.data(), DType::int32, {T}, {}}), m(mask),
@@ -181,14 +183,22 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   const bool kv_f16 = k_cache.dtype == DType::float16;
   if (T == 1) {
     // Decode: the split kernel (tasks over cache splits and kv heads, each k and v row read
-    // once for the group's query heads), as the attention op takes for T = 1.
+    // once for the group's query heads), as the attention op takes for T = 1; without a
+    // mask its unmasked variant (which does not read m).
     const int32_t position = positions[0];
-    if (kv_f16) {
+    const bool masked = call.tensors.count("mask") > 0;
+    if (kv_f16 && masked) {
       call_cpu_kernel(attention_decode_f32_kv_f16, "attention_decode_f32_kv_f16", call.tier, qb.get(), k.get(),
                       v.get(), position, m.get(), ob.get());
-    } else {
+    } else if (kv_f16) {
+      call_cpu_kernel(attention_decode_f32_kv_f16_unmasked, "attention_decode_f32_kv_f16_unmasked", call.tier,
+                      qb.get(), k.get(), v.get(), position, m.get(), ob.get());
+    } else if (masked) {
       call_cpu_kernel(attention_decode_f32, "attention_decode_f32", call.tier, qb.get(), k.get(), v.get(),
                       position, m.get(), ob.get());
+    } else {
+      call_cpu_kernel(attention_decode_f32_unmasked, "attention_decode_f32_unmasked", call.tier, qb.get(), k.get(),
+                      v.get(), position, m.get(), ob.get());
     }
   } else if (kv_f16) {
     call_cpu_kernel(attention_f32_kv_f16, "attention_f32_kv_f16", call.tier, qb.get(), k.get(), v.get(), p.get(),
