@@ -152,6 +152,29 @@ TEST(KernelAsm, Int8GemmUsesZmmVpdpbusd) {
   EXPECT_EQ(libraries, 2);  // decode and prefill
 }
 
+// How many lines of `lib`'s disassembly match the grep pattern.
+int count_matching(const Library& lib, const std::string& pattern) {
+  const std::string cmd = "objdump -d --no-addresses " + lib.path + " | grep -c '" + pattern + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  int count = -1;
+  if (p == nullptr || fscanf(p, "%d", &count) != 1) count = -1;
+  if (p != nullptr) pclose(p);
+  return count;
+}
+
+TEST(KernelAsm, DecodeAttentionPrefetchesEveryLineIntoAllLevels) {
+  // ops/prefetch.h replaces Halide 14's prefetch (prefetchnta, one line in two) by
+  // linking its own _halide_prefetch; that rests on the link keeping ours, so check it.
+  int libraries = 0;
+  for (const Library& lib : shipped_libraries()) {
+    if (lib.name.find("attention_decode") == std::string::npos) continue;
+    ++libraries;
+    EXPECT_GT(count_matching(lib, "prefetcht0"), 0) << lib.name;
+    EXPECT_EQ(count_matching(lib, "prefetchnta"), 0) << lib.name;
+  }
+  EXPECT_EQ(libraries, 18);  // 3 dtype variants × masked / unmasked × 3 tiers
+}
+
 TEST(KernelAsm, TheClassifierKnowsVexFromEvexDotProducts) {
   // vpdpbusd %ymm2,%ymm1,%ymm0 in both encodings.
   EXPECT_EQ(needs("c4 e2 75 50 c2", "{vex} vpdpbusd", "%ymm2,%ymm1,%ymm0"), (std::set<std::string>{"avx", "avx2", "avxvnni"}));
