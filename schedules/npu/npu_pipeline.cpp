@@ -1,6 +1,15 @@
 #include "schedules/npu/npu_pipeline.h"
 
+#include <stdexcept>
+
 namespace npukit::schedules::npu {
+
+const Halide::Param<int32_t>& NpuPipeline::int_param(const std::string& name) const {
+  for (const Halide::Param<int32_t>& p : ints) {
+    if (p.name() == name) return p;
+  }
+  throw std::logic_error(op + " NPU pipeline: no int parameter '" + name + "'");
+}
 
 std::vector<Halide::Argument> NpuPipeline::arguments() const {
   std::vector<Halide::Argument> args;

@@ -23,6 +23,8 @@ struct NpuPipeline {
   std::string output;                       // the output Func (and buffer) name
   Halide::Type output_type;
 
+  // The scalar int parameter called `name` (an internal error if the schedule has none).
+  const Halide::Param<int32_t>& int_param(const std::string& name) const;
   // The pipeline's arguments, in the order realize/compile expect.
   std::vector<Halide::Argument> arguments() const;
   // Makes `out` the pipeline's output: every input and output dimension starts at 0 (the

@@ -50,7 +50,7 @@ void rms_norm_npu(const Call& call) {
   Halide::ParamMap pm;
   pm.set(c->pipeline.inputs[0], jit_buffer(x));
   pm.set(c->pipeline.inputs[1], jit_buffer(call.tensor("weight")));
-  pm.set(c->pipeline.ints[0], static_cast<int32_t>(t.rows));
+  pm.set(c->pipeline.int_param("tile_rows"), static_cast<int32_t>(t.rows));
   pm.set(c->pipeline.floats[0], static_cast<float>(call.params.real("eps")));
   realize(*c, pm, call.tensor("y"));
 }
@@ -81,10 +81,12 @@ void int8_gemm_npu(const Call& call) {
     keep.push_back(jit_buffer(v));
     pm.set(p, keep.back());
   }
-  const int32_t values[] = {static_cast<int32_t>(call.params.integer("a_zero_point")), static_cast<int32_t>(t.m),
-                            static_cast<int32_t>(t.n), static_cast<int32_t>(t.k),
-                            static_cast<int32_t>(call.params.integer("out_zero_point"))};
-  for (size_t i = 0; i < c->pipeline.ints.size(); ++i) pm.set(c->pipeline.ints[i], values[i]);
+  const std::pair<const char*, int64_t> values[] = {{"a_zero_point", call.params.integer("a_zero_point")},
+                                                    {"tile_m", t.m},
+                                                    {"tile_n", t.n},
+                                                    {"tile_k", t.k},
+                                                    {"out_zero_point", call.params.integer("out_zero_point")}};
+  for (const auto& [name, value] : values) pm.set(c->pipeline.int_param(name), static_cast<int32_t>(value));
   realize(*c, pm, call.tensor("y"));
 }
 
