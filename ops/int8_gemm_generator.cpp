@@ -2,6 +2,7 @@
 // for decode, one for prefill), and the epilogues that scale or requantize it.
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
 #include "ops/int8_gemm.h"
 #include "schedules/cpu/int8_gemm.h"
 
@@ -21,15 +22,12 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   Output<Halide::Buffer<int32_t, 2>> acc{"acc"};          // (N, M)
 
   void generate() {
-    a.dim(0).set_min(0);
-    a.dim(1).set_min(0);
-    for (int d = 0; d < 4; ++d) w_packed.dim(d).set_min(0);
+    ops::set_mins_to_zero(a, w_packed);
     w_packed.dim(0).set_extent(4);
     w_packed.dim(1).set_extent(16).set_stride(4);
     ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
     acc = g.acc;
-    acc.dim(0).set_min(0);
-    acc.dim(1).set_min(0);
+    ops::set_mins_to_zero(acc);
     schedules::cpu::schedule_int8_gemm_acc(g, shape, get_target());
   }
 };

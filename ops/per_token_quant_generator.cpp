@@ -3,6 +3,7 @@
 // accumulator (`npukit_dequantize_rows`), for linear layers with int8 weights.
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
 #include "ops/per_token_quant.h"
 #include "schedules/cpu/per_token_quant.h"
 
@@ -19,17 +20,14 @@ class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
-    a.dim(0).set_min(0);
-    a.dim(1).set_min(0);
+    ops::set_mins_to_zero(a);
     Var k, t;
     Func af("af");
     af(k, t) = ops::widen_to_f32(a(k, t), target);
     ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), schedules::cpu::quant_lanes(target));
     q = p.q;
     scale = p.scale;
-    q.dim(0).set_min(0);
-    q.dim(1).set_min(0);
-    scale.dim(0).set_min(0);
+    ops::set_mins_to_zero(q, scale);
     schedules::cpu::schedule_per_token_quant(p, target);
   }
 };
@@ -45,14 +43,12 @@ class DequantizeRowsGenerator : public Halide::Generator<DequantizeRowsGenerator
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
-    acc.dim(0).set_min(0);
-    acc.dim(1).set_min(0);
+    ops::set_mins_to_zero(acc);
     Var n("n"), t("t");
     Func out("dequantized");
     out(n, t) = ops::narrow_from_f32(ops::dequantize(acc(n, t), row_scale(t), w_scale(n)), y.type(), target);
     y = out;
-    y.dim(0).set_min(0);
-    y.dim(1).set_min(0);
+    ops::set_mins_to_zero(y);
     schedules::cpu::schedule_dequantize_rows(out, target);
   }
 };

@@ -6,6 +6,7 @@
 
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
 #include "ops/per_token_quant.h"
 #include "ops/qkv_attention.h"
 #include "schedules/cpu/qkv_attention.h"
@@ -27,11 +28,7 @@ std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, c
   g.q = qo;
   g.k_new = ko;
   g.v_new = vo;
-  for (int i = 0; i < 3; ++i) {
-    g.q.dim(i).set_min(0);
-    g.k_new.dim(i).set_min(0);
-    g.v_new.dim(i).set_min(0);
-  }
+  ops::set_mins_to_zero(g.q, g.k_new, g.v_new);
   return {qo, ko, vo};
 }
 
@@ -55,10 +52,7 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
-    for (int i = 0; i < 2; ++i) {
-      x.dim(i).set_min(0);
-      w.dim(i).set_min(0);
-    }
+    ops::set_mins_to_zero(x, w);
     Expr D = x.dim(0).extent();
     Var c, r, t;
     Func xf("xf"), wf("wf");
@@ -93,10 +87,7 @@ class QkvRopeDequantGenerator : public Halide::Generator<QkvRopeDequantGenerator
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
-    acc.dim(0).set_min(0);
-    acc.dim(1).set_min(0);
-    x_scale.dim(0).set_min(0);
-    w_scale.dim(0).set_min(0);
+    ops::set_mins_to_zero(acc, x_scale, w_scale);
     Var r, t;
     Func rows("dequantized_rows");
     rows(r, t) = ops::dequantize(acc(r, t), x_scale(t), w_scale(r));
@@ -116,10 +107,7 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
-    for (int i = 0; i < 2; ++i) {
-      x.dim(i).set_min(0);
-      w.dim(i).set_min(0);
-    }
+    ops::set_mins_to_zero(x, w);
     Var c, r, t;
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
@@ -128,7 +116,7 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     Func out("linear_out");
     out(lin.n, lin.t) = ops::narrow_from_f32(lin.out(lin.n, lin.t), y.type(), target);
     y = out;
-    for (int i = 0; i < 2; ++i) y.dim(i).set_min(0);
+    ops::set_mins_to_zero(y);
     schedules::cpu::schedule_linear(lin, out, w.dim(1).extent(), target);
   }
 };

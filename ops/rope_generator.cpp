@@ -2,6 +2,7 @@
 // different loops); storage types come from the `x.type` and `y.type` generator params.
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
 #include "ops/rope.h"
 #include "schedules/cpu/rope.h"
 
@@ -23,8 +24,7 @@ class RopeGenerator : public Halide::Generator<RopeGenerator> {
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     // npukit passes every buffer with min 0; saying so lets the parity of d be known at
     // compile time once the schedule splits it.
-    for (int k = 0; k < 3; ++k) x.dim(k).set_min(0);
-    positions.dim(0).set_min(0);
+    ops::set_mins_to_zero(x, positions);
     Expr head_dim = x.dim(0).extent();
     Func xf("xf");
     Var d, h, t;
@@ -34,7 +34,7 @@ class RopeGenerator : public Halide::Generator<RopeGenerator> {
     Func out("rope_out");
     out(rope.d, rope.h, rope.t) = ops::narrow_from_f32(rope.out(rope.d, rope.h, rope.t), y.type(), get_target());
     y = out;
-    for (int k = 0; k < 3; ++k) y.dim(k).set_min(0);
+    ops::set_mins_to_zero(y);
     schedules::cpu::schedule_rope(angles, rope, xf, x.type().bits() == 16, out, style, head_dim, get_target());
   }
 };
@@ -59,9 +59,8 @@ class RopeHalfRowsGenerator : public Halide::Generator<RopeHalfRowsGenerator> {
   void generate() {
     using namespace Halide;
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
-    for (int k = 0; k < 4; ++k) x.dim(k).set_min(0);
+    ops::set_mins_to_zero(x, positions);
     x.dim(1).set_extent(2);
-    positions.dim(0).set_min(0);
     Expr half = x.dim(0).extent();
     Func xf("xf");
     Var i, j, h, t;
@@ -72,7 +71,7 @@ class RopeHalfRowsGenerator : public Halide::Generator<RopeHalfRowsGenerator> {
     Var oi = rotated.args()[0], oj = rotated.args()[1], oh = rotated.args()[2], ot = rotated.args()[3];
     out(oi, oj, oh, ot) = ops::narrow_from_f32(rotated(oi, oj, oh, ot), y.type(), get_target());
     y = out;
-    for (int k = 0; k < 4; ++k) y.dim(k).set_min(0);
+    ops::set_mins_to_zero(y);
     y.dim(1).set_extent(2);
     schedules::cpu::schedule_rope_half_rows(angles, out, half, get_target());
   }
