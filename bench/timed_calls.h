@@ -14,10 +14,17 @@
 
 namespace npukit::bench {
 
+// The median of `v` (reordered).
+inline double median_of(std::vector<double>& v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
 // Times run_call with manual time; `before` points the call at the next buffers (cold
-// rotation) outside the timed region. Returns the median seconds of one call.
-template <class Before>
-double time_calls(benchmark::State& state, Call& call, Before before) {
+// rotation) and `after` gets each call's seconds, both outside the timed region. Returns
+// the median seconds of one call.
+template <class Before, class After>
+double time_calls(benchmark::State& state, Call& call, Before before, After after) {
   std::vector<double> seconds;
   for (auto _ : state) {
     before(call);
@@ -26,9 +33,14 @@ double time_calls(benchmark::State& state, Call& call, Before before) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(s);
     seconds.push_back(s);
+    after(s);
   }
-  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-  return seconds[seconds.size() / 2];
+  return median_of(seconds);
+}
+
+template <class Before>
+double time_calls(benchmark::State& state, Call& call, Before before) {
+  return time_calls(state, call, before, [](double) {});
 }
 
 // time_calls with the named tensors moved to the next slot of their cold arenas before
@@ -53,25 +65,20 @@ struct PairedTiming {
 };
 inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& call, const char* a_name,
                                                 ColdArena& a, const char* b_name, ColdArena& b, size_t bytes) {
-  std::vector<double> seconds, ratios;
+  std::vector<double> ratios;
   size_t slot = 1;
-  for (auto _ : state) {
-    call.tensors[a_name].data = a.slot(slot);
-    call.tensors[b_name].data = b.slot(slot);
-    const auto t0 = std::chrono::steady_clock::now();
-    run_call(call);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(s);
-    // Both move 2 · bytes, so the ratio of GB/s is the ratio of the times.
-    ratios.push_back(read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s);
-    seconds.push_back(s);
-    slot += 2;
-  }
-  auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  return {median(seconds), median(ratios)};
+  const double median = time_calls(
+      state, call,
+      [&](Call& c) {
+        c.tensors[a_name].data = a.slot(slot);
+        c.tensors[b_name].data = b.slot(slot);
+      },
+      [&](double s) {
+        // Both move 2 · bytes, so the ratio of GB/s is the ratio of the times.
+        ratios.push_back(read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s);
+        slot += 2;
+      });
+  return {median, median_of(ratios)};
 }
 
 // GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
