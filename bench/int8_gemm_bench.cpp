@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/timed_calls.h"
 #include "dnnl.hpp"
 #include "layouts/vnni_int8.h"
 #include "runtime/int8_gemm.h"
@@ -27,11 +28,6 @@ bool smoke() { return std::getenv("NPUKIT_BENCH_SMOKE") != nullptr; }
 
 size_t copies_for(size_t bytes) {
   return smoke() ? 2 : std::max<size_t>(2, (kColdBytes + bytes - 1) / bytes);
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 // oneDNN matmul src[M, K] x weights[K, N] (weights in oneDNN's own packed format) → s32.
@@ -78,7 +74,7 @@ double median_seconds(Fn fn, int reps) {
     fn(static_cast<size_t>(r + 1));
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return median(t);
+  return median_of(t);
 }
 
 void BM_int8_gemm(benchmark::State& state) {
@@ -102,16 +98,9 @@ void BM_int8_gemm(benchmark::State& state) {
   const double t_u8s8 = median_seconds([&](size_t c) { u8s8.run(c); }, reps);
   const double t_s8s8 = median_seconds([&](size_t c) { s8s8.run(c); }, reps);
 
-  std::vector<double> seconds;
-  size_t c = 1;
-  for (auto _ : state) {
-    const auto t0 = std::chrono::steady_clock::now();
-    npukit_call(c++);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    state.SetIterationTime(s);
-    seconds.push_back(s);
-  }
-  const double t = median(seconds), ops = 2.0 * m * n * k;
+  size_t c = 0;
+  const double t = time_runs(state, [&] { ++c; }, [&] { npukit_call(c); }, [](double) {});
+  const double ops = 2.0 * m * n * k;
   state.counters["threads"] = halide_threads();
   state.counters["GOPS"] = ops / t / 1e9;
   state.counters["weight_GB/s"] = double(n) * k / t / 1e9;

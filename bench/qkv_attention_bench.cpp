@@ -10,7 +10,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "bench/copy_anchor.h"
@@ -22,6 +23,17 @@
 namespace npukit::bench {
 namespace {
 
+// Every slot of `a` filled with `byte`.
+void fill_slots(ColdArena& a, size_t bytes, uint8_t byte) {
+  for (size_t i = 0; i < a.slots(); ++i) std::fill_n(static_cast<uint8_t*>(a.slot(i)), bytes, byte);
+}
+
+// The layer's params: T new tokens at S − T ... S − 1, Hq = 32, Hkv = 8, Dh = 128.
+std::map<std::string, std::string> layer_params(int64_t S, int64_t T) {
+  return {{"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
+          {"theta", "10000"},             {"style", "half"}};
+}
+
 // T new tokens at S − T ... S − 1 (decode: T = 1).
 void run_layer(benchmark::State& state, DType dtype, int64_t T) {
   const int64_t S = state.range(0), D = 4096, Hq = 32, Hkv = 8, Dh = 128;
@@ -31,12 +43,10 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
   const size_t cache_bytes = size_t(Hkv) * S * Dh * es;  // one of k, v
   ColdArena wq(wqkv_bytes), wo(wo_bytes), ks(cache_bytes), vs(cache_bytes);
   // Bytes of 0x2c: fp16 0x2c2c ≈ 0.068, fp32 0x2c2c2c2c ≈ 2.4e-12: finite, no denormals.
-  for (ColdArena* a : {&wq, &wo}) {
-    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), a == &wq ? wqkv_bytes : wo_bytes, 0x2c);
-  }
-  for (ColdArena* a : {&ks, &vs}) {
-    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), cache_bytes, 0x2c);
-  }
+  fill_slots(wq, wqkv_bytes, 0x2c);
+  fill_slots(wo, wo_bytes, 0x2c);
+  fill_slots(ks, cache_bytes, 0x2c);
+  fill_slots(vs, cache_bytes, 0x2c);
   std::vector<uint8_t> x(T * D * es, 0x30), y(T * D * es);
   std::map<std::string, TensorView> t = {{"x", {x.data(), dtype, {T, D}, {}}},
                                          {"w_qkv", {wq.slot(0), dtype, {rows, D}, {}}},
@@ -44,10 +54,7 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
                                          {"k_cache", {ks.slot(0), dtype, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), dtype, {Hkv, S, Dh}, {}}},
                                          {"y", {y.data(), dtype, {T, D}, {}}}};
-  const std::map<std::string, std::string> params = {
-      {"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
-      {"theta", "10000"},             {"style", "half"}};
-  Call call = bind_call(find_op("qkv_attention"), "cpu", t, params);
+  Call call = bind_call(find_op("qkv_attention"), "cpu", t, layer_params(S, T));
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   const double median = time_cold_calls(state, call, {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}});
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
@@ -65,9 +72,8 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
   const size_t wqkv_bytes = size_t(rows) * D, wo_bytes = size_t(D) * Hq * Dh;
   const size_t cache_bytes = size_t(Hkv) * S * Dh * 2;
   ColdArena ks(cache_bytes), vs(cache_bytes);
-  for (ColdArena* a : {&ks, &vs}) {
-    for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), cache_bytes, 0x2c);
-  }
+  fill_slots(ks, cache_bytes, 0x2c);
+  fill_slots(vs, cache_bytes, 0x2c);
   // Plain int8 weights: a pattern over the whole range (speed does not depend on values).
   ColdArena wq(wqkv_bytes, pack_per_call ? 2 : 1), wo(wo_bytes, pack_per_call ? 2 : 1);
   for (ColdArena* a : {&wq, &wo}) {
@@ -87,10 +93,7 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
                                          {"k_cache", {ks.slot(0), act, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), act, {Hkv, S, Dh}, {}}},
                                          {"y", {y.data(), act, {T, D}, {}}}};
-  const std::map<std::string, std::string> params = {
-      {"pos", std::to_string(S - T)}, {"heads", "32"}, {"kv_heads", "8"}, {"head_dim", "128"},
-      {"theta", "10000"},             {"style", "half"}};
-  Call call = bind_call(find_op("qkv_attention"), "cpu", t, params);
+  Call call = bind_call(find_op("qkv_attention"), "cpu", t, layer_params(S, T));
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   double median = 0;
   if (pack_per_call) {
@@ -100,21 +103,17 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
     const size_t copies = std::max<size_t>(2, (kColdBytes + wqkv_bytes + wo_bytes - 1) / (wqkv_bytes + wo_bytes));
     std::vector<QkvInt8Weights> packed;
     for (size_t i = 0; i < copies; ++i) packed.push_back(pack_qkv_int8_weights(call));
-    std::vector<double> seconds;
     size_t slot = 1;
-    for (auto _ : state) {
-      call.tensors["k_cache"].data = ks.slot(slot);
-      call.tensors["v_cache"].data = vs.slot(slot);
-      const QkvInt8Weights& w = packed[slot % copies];
-      ++slot;
-      const auto t0 = std::chrono::steady_clock::now();
-      qkv_attention_int8(call, w);
-      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      state.SetIterationTime(sec);
-      seconds.push_back(sec);
-    }
-    std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-    median = seconds[seconds.size() / 2];
+    const QkvInt8Weights* w = nullptr;
+    median = time_runs(
+        state,
+        [&] {
+          call.tensors["k_cache"].data = ks.slot(slot);
+          call.tensors["v_cache"].data = vs.slot(slot);
+          w = &packed[slot % copies];
+          ++slot;
+        },
+        [&] { qkv_attention_int8(call, *w); }, [](double) {});
   }
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
   state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;

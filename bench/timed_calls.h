@@ -20,22 +20,27 @@ inline double median_of(std::vector<double>& v) {
   return v[v.size() / 2];
 }
 
-// Times run_call with manual time; `before` points the call at the next buffers (cold
-// rotation) and `after` gets each call's seconds, both outside the timed region. Returns
-// the median seconds of one call.
-template <class Before, class After>
-double time_calls(benchmark::State& state, Call& call, Before before, After after) {
+// Times `run()` with manual time; `before()` (e.g. the cold rotation) and `after(seconds)`
+// run outside the timed region. Returns the median seconds of one run.
+template <class Before, class Run, class After>
+double time_runs(benchmark::State& state, Before before, Run run, After after) {
   std::vector<double> seconds;
   for (auto _ : state) {
-    before(call);
+    before();
     const auto t0 = std::chrono::steady_clock::now();
-    run_call(call);
+    run();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     state.SetIterationTime(s);
     seconds.push_back(s);
     after(s);
   }
   return median_of(seconds);
+}
+
+// time_runs of run_call(call); `before` points the call at the next buffers.
+template <class Before, class After>
+double time_calls(benchmark::State& state, Call& call, Before before, After after) {
+  return time_runs(state, [&] { before(call); }, [&] { run_call(call); }, after);
 }
 
 template <class Before>
