@@ -13,6 +13,7 @@ const OpSpec& rope_spec();
 const OpSpec& int8_gemm_spec();
 const OpSpec& attention_spec();
 const OpSpec& qkv_attention_spec();
+const OpSpec& per_token_quant_spec();
 
 // Every shipped operator, in a stable order.
 const std::vector<const OpSpec*>& all_ops();

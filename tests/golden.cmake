@@ -12,6 +12,7 @@ add_executable(golden_test
   ${CMAKE_CURRENT_LIST_DIR}/golden_int8_gemm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_per_token_quant_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_per_token_quant_cases_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_rms_norm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_rope_test.cpp
 )
