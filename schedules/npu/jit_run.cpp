@@ -1,0 +1,69 @@
+#include "schedules/npu/jit_run.h"
+
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/cpu_features.h"
+#include "runtime/error.h"
+#include "runtime/halide_call.h"
+
+namespace npukit::schedules::npu {
+
+sim::ArchSpec call_arch(const Call& call) {
+  try {
+    return sim::resolve_arch(call.arch);
+  } catch (const std::exception& e) {
+    fail(Errc::invalid_argument, std::string("target npu-sim:") + call.arch + ": " + e.what());
+  }
+}
+
+std::shared_ptr<NpuPipeline> cached_pipeline(const std::string& key, const std::function<NpuPipeline()>& build) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<NpuPipeline>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto p = std::make_shared<NpuPipeline>(build());
+  cache[key] = p;
+  return p;
+}
+
+namespace {
+
+Halide::Buffer<> jit_buffer(const TensorView& t) {
+  HalideBuffer hb(t);
+  return Halide::Buffer<>(Halide::Runtime::Buffer<>(*hb.get()));
+}
+
+template <class Map>
+const typename Map::mapped_type& need(const Map& m, const std::string& name, const std::string& op) {
+  auto it = m.find(name);
+  if (it == m.end()) throw std::logic_error(op + " NPU pipeline: no value for '" + name + "'");
+  return it->second;
+}
+
+}  // namespace
+
+void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out) {
+  static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
+  std::lock_guard<std::mutex> lock(mutex);
+  Halide::ParamMap pm;
+  std::vector<Halide::Buffer<>> keep;
+  keep.reserve(p.inputs.size());
+  for (const Halide::ImageParam& in : p.inputs) {
+    keep.push_back(jit_buffer(need(args.inputs, in.name(), p.op)));
+    pm.set(in, keep.back());
+  }
+  for (const Halide::Param<int32_t>& i : p.ints) pm.set(i, static_cast<int32_t>(need(args.ints, i.name(), p.op)));
+  for (const Halide::Param<float>& f : p.floats) pm.set(f, static_cast<float>(need(args.floats, f.name(), p.op)));
+  const Halide::Target target(halide_cpu_target(cpu_features()));
+  Halide::Buffer<> y = jit_buffer(out);
+  try {  // libHalide is built with exceptions: JIT errors arrive as Halide::RuntimeError
+    p.pipeline.realize(Halide::Realization(y), target, pm);
+  } catch (const std::exception& e) {
+    fail(Errc::kernel_failed, p.op + " on npu-sim: " + e.what());
+  }
+}
+
+}  // namespace npukit::schedules::npu

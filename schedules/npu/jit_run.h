@@ -1,0 +1,35 @@
+// Host runs of NPU schedules for `--target npu-sim:ARCH` (the schedules written before the
+// NpuSchedule registration lands use this; the registration's generic kernel replaces
+// it): one compiled pipeline per key, realized on a call's tensors with its scalar
+// parameters set by name. Halide errors come back as npukit errors.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/op_spec.h"
+#include "schedules/npu/npu_pipeline.h"
+#include "simulator/arch/arch_spec.h"
+
+namespace npukit::schedules::npu {
+
+// The arch of a call's target npu-sim:<arch>, or an invalid_argument error naming it.
+sim::ArchSpec call_arch(const Call& call);
+
+// The pipeline `build()` makes, built once per `key` (op, variant, the arch facts it
+// depends on) for the life of the process.
+std::shared_ptr<NpuPipeline> cached_pipeline(const std::string& key, const std::function<NpuPipeline()>& build);
+
+struct JitArgs {
+  std::map<std::string, TensorView> inputs;  // by ImageParam name
+  std::map<std::string, int64_t> ints;       // by Param name
+  std::map<std::string, double> floats;      // by Param name
+};
+
+// Realizes `p` into `out` (the op's output tensor). Every input, int and float param of
+// the pipeline must be in `args` (a logic_error names the one that is not).
+void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out);
+
+}  // namespace npukit::schedules::npu

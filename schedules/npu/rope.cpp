@@ -1,0 +1,163 @@
+#include "schedules/npu/rope.h"
+
+#include <algorithm>
+
+#include "ops/float_convert.h"
+#include "ops/rope.h"
+#include "schedules/npu/footprint.h"
+#include "schedules/npu/jit_run.h"
+
+namespace npukit::schedules::npu {
+
+using namespace Halide;
+
+namespace {
+
+int64_t vector_lanes(const sim::ArchSpec& arch, int64_t element_bytes) {
+  return std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / element_bytes);
+}
+
+}  // namespace
+
+RopeTiles choose_rope_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t heads, int64_t head_dim,
+                            int64_t rotary_dim, int64_t element_bytes) {
+  const std::string& vb = arch.roles.vector;
+  const sim::Buffer* b = arch.find_buffer(vb);
+  if (!b) return RopeTiles{};
+  // What the schedule allocates, counted as the capacity rule counts it: rows padded to
+  // whole vectors (x tile in its storage type, the rotated tile in fp32), (cos, sin) fp32
+  // per token and pair, inv_freq fp64 per pair once.
+  const int64_t row_x = (head_dim + vector_lanes(arch, element_bytes) - 1) / vector_lanes(arch, element_bytes) *
+                        vector_lanes(arch, element_bytes) * element_bytes;
+  const int64_t lanes32 = vector_lanes(arch, 4);
+  const int64_t row_f = (head_dim + lanes32 - 1) / lanes32 * lanes32 * 4;
+  const int64_t pairs = (rotary_dim / 2 + lanes32 - 1) / lanes32 * lanes32;
+  auto fits = [&](int64_t tt, int64_t th, bool db) {
+    const int64_t used = aligned_bytes(arch, vb, tt * th * row_x) * (db ? 2 : 1) + aligned_bytes(arch, vb, tt * th * row_f) +
+                         2 * aligned_bytes(arch, vb, tt * pairs * 4) + aligned_bytes(arch, vb, pairs * 8);
+    return used <= b->bytes;
+  };
+  for (bool db : {true, false}) {
+    if (!fits(1, 1, db)) continue;
+    int64_t th = heads;
+    while (th > 1 && !fits(1, th, db)) th = (th + 1) / 2;
+    int64_t tt = 1;
+    if (th == heads) {
+      int64_t lo = 1, hi = tokens;  // the most tokens that fit
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(mid, th, db)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      tt = lo;
+    }
+    // Enough tiles for every core: a decode step (one token) splits its heads; a prefill
+    // splits its tokens. Each tile stays large enough that a DMA setup is small beside it.
+    // A tile's run (its rows are back to back in DRAM) stays at least one load burst:
+    // shorter runs waste the rest of the burst.
+    const int64_t cores = std::max<int64_t>(1, arch.cores);
+    int64_t burst = 1;  // the largest of the engines' bursts: whichever carries the tile
+    for (const sim::DmaEngine& e : arch.dma) burst = std::max(burst, e.burst_bytes);
+    const int64_t row_bytes = head_dim * element_bytes;
+    auto run_ok = [&](int64_t rows) { return rows * row_bytes >= burst; };
+    if (tokens == 1 || tt == 1) {
+      while (th > 1 && (heads + th - 1) / th < cores && run_ok((th + 1) / 2)) th = (th + 1) / 2;
+    } else {
+      while (tt > 1 && (tokens + tt - 1) / tt < cores && run_ok((tt + 1) / 2 * th)) tt = (tt + 1) / 2;
+    }
+    return RopeTiles{tt, th, db};
+  }
+  return RopeTiles{};  // does not fit; the capacity rule says by how much
+}
+
+NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Type type, bool interleaved, bool double_buffer) {
+  NpuPipeline p;
+  p.op = "rope";
+  ImageParam x(type, 3, "x");                  // (d, h, t)
+  ImageParam positions(Int(32), 1, "positions");
+  Param<int32_t> tile_tokens("tile_tokens"), tile_heads("tile_heads"), rotary_dim("rotary_dim");
+  Param<float> theta("theta");
+  const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
+  Var d("d"), h("h"), t("t");
+  Func x_tile("x_tile"), xf("xf"), y("rope_npu");
+  x_tile(d, h, t) = x(d, h, t);
+  xf(d, h, t) = ops::widen_to_f32(x_tile(d, h, t), portable);
+  ops::RopeAngles angles = ops::rope_angles(positions, cast<double>(theta), rotary_dim);
+  ops::Rope rope = ops::apply_rope(xf, angles, interleaved ? ops::RopeStyle::interleaved : ops::RopeStyle::half,
+                                   rotary_dim);
+  y(d, h, t) = ops::narrow_from_f32(rope.out(d, h, t), type, portable);
+  p.inputs = {x, positions};
+  p.ints = {tile_tokens, tile_heads, rotary_dim};
+  p.floats = {theta};
+
+  // Tiles of tokens × heads, both in one loop split across cores: a decode step has one
+  // token, so its heads must be what the cores share.
+  const int lanes = static_cast<int>(vector_lanes(arch, type.bytes()));
+  const int lanes32 = static_cast<int>(vector_lanes(arch, 4));
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  Var to("to"), ti("ti"), ho("ho"), hi("hi"), tile("tile");
+  y.split(t, to, ti, tile_tokens, guard)
+      .split(h, ho, hi, tile_heads, guard)
+      .reorder(d, hi, ti, ho, to)
+      .fuse(ho, to, tile)
+      .parallel(tile)
+      .vectorize(d, lanes, guard);
+  const std::string& vb = arch.roles.vector;
+  p.plan.stage(x_tile, vb, LoopLevel(y, tile), double_buffer, true);
+  // Whole rows start at 0: saying so lets Halide prove the rows' vector accesses aligned
+  // (with a symbolic row start it proves nothing, and the rules would see misalignment).
+  x_tile.bound(d, 0, x.dim(0).extent()).align_storage(d, lanes).vectorize(d, lanes, guard);
+  // (cos, sin) of the tile's tokens on the vector unit; inv_freq (rotary_dim / 2 values)
+  // once for the op. Both are stored padded to whole vectors.
+  p.plan.stage(angles.cos_sin, vb, LoopLevel(y, tile));
+  angles.cos_sin.align_storage(angles.i, lanes32).vectorize(angles.i, lanes32, guard);
+  p.plan.stage(angles.inv_freq, vb, LoopLevel::root());
+  angles.inv_freq.align_storage(angles.i, lanes32).vectorize(angles.i, lanes32, guard);
+  // The rotated tile in fp32, rows padded to whole vectors so that every row starts aligned.
+  p.plan.stage(rope.out, vb, LoopLevel(y, tile));
+  rope.out.bound(rope.d, 0, x.dim(0).extent()).align_storage(rope.d, lanes32).vectorize(rope.d, lanes32, guard);
+  if (!interleaved) {
+    // The half style's two updates write the halves: dense vectors along the pair index.
+    rope.out.update(0).vectorize(rope.r.x, lanes32, guard);
+    rope.out.update(1).vectorize(rope.r.x, lanes32, guard);
+  }
+  // The common rotary dims get constant offsets for the second half (x(i + half)), so
+  // that the alignment of those vector accesses is known; any other rotary_dim runs the
+  // general code, whose accesses the rules check as they are.
+  for (int rd : {128, 64}) {
+    if (interleaved) {
+      rope.out.specialize(rotary_dim == rd);
+    } else {
+      rope.out.update(0).specialize(rotary_dim == rd);
+      rope.out.update(1).specialize(rotary_dim == rd);
+    }
+  }
+  p.finish(y);
+  return p;
+}
+
+void rope_npu_sim(const Call& call) {
+  const sim::ArchSpec arch = call_arch(call);
+  const TensorView& x = call.tensor("x");
+  const bool f16 = x.dtype == DType::float16;
+  const bool interleaved = call.params.choice("style") == "interleaved";
+  const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), head_dim = call.dim("head_dim");
+  const int64_t rd = call.params.integer("rotary_dim") == 0 ? head_dim : call.params.integer("rotary_dim");
+  const RopeTiles t = choose_rope_tiles(arch, tokens, heads, head_dim, rd, f16 ? 2 : 4);
+  const std::string key = std::string("rope|") + (f16 ? "f16" : "f32") + (interleaved ? "|interleaved|" : "|half|") +
+                          arch.roles.vector + "|" + std::to_string(arch.vector.bytes_per_cycle) +
+                          (t.double_buffer ? "|db" : "|sb");
+  auto p = cached_pipeline(key, [&] {
+    return rope_npu_pipeline(arch, f16 ? Float(16) : Float(32), interleaved, t.double_buffer);
+  });
+  JitArgs args;
+  args.inputs = {{"x", x}, {"positions", call.tensor("positions")}};
+  args.ints = {{"tile_tokens", t.tokens}, {"tile_heads", t.heads}, {"rotary_dim", rd}};
+  args.floats = {{"theta", call.params.real("theta")}};
+  jit_realize(*p, args, call.tensor("y"));
+}
+
+}  // namespace npukit::schedules::npu
