@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "runtime/error.h"
+#include "schedules/npu/npu_sim_schedules.h"
 #include "simulator/analysis/npu_sim_kernels.h"
 #include "tools/commands.h"
 
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   npukit::sim::register_npu_sim_kernels();
+  npukit::schedules::npu::register_npu_sim_schedules();
   npukit::cli::add_gate(app, exit_code);
   npukit::cli::add_run(app, exit_code);
   npukit::cli::add_list(app, exit_code);

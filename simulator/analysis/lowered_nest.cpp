@@ -672,8 +672,27 @@ class NestWalker {
       extent[i] = ext * (i == 1 ? c.lanes : 1);
       names[i] = name;
     }
+    // An N dim vectorized whole has no loop: its extent is the store's lanes.
+    if (names[1].empty()) extent[1] = c.lanes;
     if (extent[0] * extent[1] * extent[2] == 0) return;
     note_readers(c.store->value, c.data_lets, Unit::matrix);
+    // Loop partitioning (a likely() clamp in the algorithm) cuts one tile loop into
+    // siblings ("si", then "si.rebased") inside the same iteration of the loop around
+    // them: the unit still computes one tile, of their summed extent along that dim.
+    const std::string outer_var = loop_var(op->name);
+    if (last_tile_.valid && last_tile_.role == role && last_tile_.walk_mark == iterations_ &&
+        last_tile_.outer_var == outer_var) {
+      const int dim = loop_var(names[0]) == outer_var ? 0 : loop_var(names[1]) == outer_var ? 1 : 2;
+      bool same_others = true;
+      for (int i = 0; i < 3; ++i) same_others = same_others && (i == dim || extent[i] == last_tile_.extent[i]);
+      if (same_others) {
+        MatrixWork& prev = result_.matrix[last_tile_.index];
+        prev.count -= mult_;
+        prev.useful_macs -= mult_ * last_tile_.extent[0] * last_tile_.extent[1] * last_tile_.extent[2];
+        extent[dim] += last_tile_.extent[dim];
+        names[dim] = last_tile_.names[dim];
+      }
+    }
     const auto key = std::make_tuple(role, extent[0], extent[1], extent[2]);
     auto [it, fresh] = matrix_index_.emplace(key, result_.matrix.size());
     if (fresh) {
@@ -691,7 +710,21 @@ class NestWalker {
     MatrixWork& w = result_.matrix[it->second];
     w.count += mult_;
     w.useful_macs += mult_ * extent[0] * extent[1] * extent[2];
+    last_tile_ = LastTile{true, role, iterations_, outer_var, it->second, {extent[0], extent[1], extent[2]},
+                          {names[0], names[1], names[2]}};
   }
+
+  // The matrix tile recorded last, to merge the pieces of a partitioned tile loop.
+  struct LastTile {
+    bool valid = false;
+    size_t role = 0;
+    int64_t walk_mark = 0;  // iterations_ when it was recorded: same value = same enclosing iteration
+    std::string outer_var;
+    size_t index = 0;
+    int64_t extent[3] = {1, 1, 1};
+    std::string names[3];
+  };
+  LastTile last_tile_;
 
   // Every allocation `value` (and `lets`) loads is read by `unit`.
   void note_readers(const Expr& value, const std::vector<Expr>& lets, Unit unit) {
@@ -755,6 +788,10 @@ class NestWalker {
     for (Allocation& a : result_.allocations) a.func = display_name(a.func), a.loop = display_name(a.loop);
     for (Transfer& t : result_.transfers)
       t.func = display_name(t.func), t.tensor = display_name(t.tensor), t.loop = display_name(t.loop);
+    // Pieces merged into a whole partitioned tile leave entries with no tiles.
+    result_.matrix.erase(std::remove_if(result_.matrix.begin(), result_.matrix.end(),
+                                        [](const MatrixWork& w) { return w.count == 0; }),
+                         result_.matrix.end());
     for (MatrixWork& w : result_.matrix) {
       w.func = display_name(w.func);
       w.m_loop = display_name(w.m_loop), w.n_loop = display_name(w.n_loop), w.k_loop = display_name(w.k_loop);
