@@ -14,6 +14,7 @@
 
 #include "runtime/cpu_features.h"
 #include "schedules/npu/attention.h"
+#include "schedules/npu/per_token_quant.h"
 #include "schedules/npu/rope.h"
 #include "simulator/analysis/lowered_nest.h"
 #include "simulator/simulate.h"
@@ -35,13 +36,14 @@ Halide::Target analysis_target() {
 // output's under p.output) and the int params, and simulates it.
 SimResult simulate_pipeline(NpuPipeline& p, const std::map<std::string, std::vector<int64_t>>& buffers,
                             const std::map<std::string, int64_t>& ints, const ArchSpec& arch, Dtype dtype,
-                            bool strict = true) {
+                            bool strict = true, const std::vector<std::string>& outputs = {}) {
   const Halide::Internal::Stmt nest = capture_lowered_nest(p, analysis_target());
   if (std::getenv("NPU_NEST")) std::cerr << nest << "\n";  // what the analysis reads, for whoever debugs a rule
   Bindings env;
   for (const auto& [name, extents] : buffers) bind_dense_buffer(env, name, extents);
   for (const auto& [name, value] : ints) env[name] = value;
-  OpAnalysis a = analyse_nest(nest, p.plan, p.op, p.output, env);
+  OpAnalysis a = outputs.empty() ? analyse_nest(nest, p.plan, p.op, p.output, env)
+                                 : analyse_nest(nest, p.plan, p.op, outputs, env);
   a.dtype = dtype;
   for (const auto& [name, value] : ints) a.schedule[name] = value;
   return simulate(a, arch, strict);
@@ -194,6 +196,53 @@ TEST(NpuSchedules, Fp16ProductsOnAnInt8OnlyUnitAreARuleError) {
     }
   }
   EXPECT_TRUE(said) << violations_text(s);
+}
+
+SimResult simulate_quant(const ArchSpec& arch, bool f16, int64_t T, int64_t K) {
+  const schedules::npu::QuantTiles t = schedules::npu::choose_quant_tiles(arch, T, K, f16 ? 2 : 4);
+  NpuPipeline p = schedules::npu::per_token_quant_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32),
+                                                               t.double_buffer);
+  // Halide makes Func names unique per process ("per_token_quant_q$1"): take the outputs'.
+  const std::string q = p.pipeline.outputs()[0].name(), scale = p.pipeline.outputs()[1].name();
+  return simulate_pipeline(p, {{"a", {K, T}}, {q, {K, T}}, {scale, {T}}}, {{"tile_rows", t.rows}}, arch,
+                           f16 ? Dtype::fp16 : Dtype::fp32, /*strict=*/false, {q, scale});
+}
+
+// Prefill (512 tokens of 4096): a read once, q and the scales written once (two outputs,
+// one loop), no error on any preset but gemmini's fp32 (below); its only warning is the scales' store, a run of
+// 4 · tile_rows bytes per tile, shorter than a burst (2 KiB of the op's 6 MiB). Decode
+// (one token): its one 4-byte scale is a DMA run no preset's store engine can issue, and
+// the rules say so with the fix.
+TEST(NpuSchedules, PerTokenQuantPrefillHasNoErrorAndDecodeScaleIsARuleError) {
+  for (const std::string& name : kPresets) {
+    const ArchSpec& arch = preset(name);
+    for (bool f16 : {true, false}) {
+      SCOPED_TRACE(name + (f16 ? " fp16" : " fp32"));
+      const SimResult s = simulate_quant(arch, f16, 512, 4096);
+      if (name == "gemmini-default" && !f16) {
+        // 4 fp32 rows of 4096 (the fewest whose scales make one aligned 16-byte store) are
+        // the whole 64 KiB vector buffer, with no room for their scales: the rules say so.
+        ASSERT_FALSE(s.violations.empty());
+        EXPECT_EQ(s.violations.front().rule, "buffer_capacity") << violations_text(s);
+        continue;
+      }
+      for (const Violation& v : s.violations) {
+        const bool scale_burst = v.rule == "dma_alignment" && v.severity == Violation::warning &&
+                                 v.message.find("burst") != std::string::npos &&
+                                 v.func.rfind("per_token_quant_scale", 0) == 0;
+        EXPECT_TRUE(scale_burst) << violations_text(s);
+      }
+      EXPECT_EQ(tensor_bytes(s.analysis, "a", Direction::in), 512 * 4096 * (f16 ? 2 : 4));
+      EXPECT_EQ(tensor_bytes(s.analysis, "per_token_quant_q", Direction::out), 512 * 4096);  // names shown without $n
+      EXPECT_EQ(tensor_bytes(s.analysis, "per_token_quant_scale", Direction::out), 512 * 4);
+      const SimResult d = simulate_quant(arch, f16, 1, 4096);
+      bool said = false;
+      for (const Violation& v : d.violations)
+        said = said || (v.rule == "dma_alignment" && v.func == "per_token_quant_scale" && v.severity == Violation::error &&
+                        v.message.find("4 B") != std::string::npos);
+      EXPECT_TRUE(said) << violations_text(d);
+    }
+  }
 }
 
 }  // namespace

@@ -45,7 +45,9 @@ const typename Map::mapped_type& need(const Map& m, const std::string& name, con
 
 }  // namespace
 
-void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out) {
+void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out) { jit_realize(p, args, std::vector<TensorView>{out}); }
+
+void jit_realize(NpuPipeline& p, const JitArgs& args, const std::vector<TensorView>& outs) {
   static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
   std::lock_guard<std::mutex> lock(mutex);
   Halide::ParamMap pm;
@@ -58,9 +60,10 @@ void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out) {
   for (const Halide::Param<int32_t>& i : p.ints) pm.set(i, static_cast<int32_t>(need(args.ints, i.name(), p.op)));
   for (const Halide::Param<float>& f : p.floats) pm.set(f, static_cast<float>(need(args.floats, f.name(), p.op)));
   const Halide::Target target(halide_cpu_target(cpu_features()));
-  Halide::Buffer<> y = jit_buffer(out);
+  std::vector<Halide::Buffer<>> ys;
+  for (const TensorView& out : outs) ys.push_back(jit_buffer(out));
   try {  // libHalide is built with exceptions: JIT errors arrive as Halide::RuntimeError
-    p.pipeline.realize(Halide::Realization(y), target, pm);
+    p.pipeline.realize(Halide::Realization(ys), target, pm);
   } catch (const std::exception& e) {
     fail(Errc::kernel_failed, p.op + " on npu-sim: " + e.what());
   }

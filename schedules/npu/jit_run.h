@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/op_spec.h"
 #include "schedules/npu/npu_pipeline.h"
@@ -31,5 +32,7 @@ struct JitArgs {
 // Realizes `p` into `out` (the op's output tensor). Every input, int and float param of
 // the pipeline must be in `args` (a logic_error names the one that is not).
 void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out);
+// The same for a pipeline with several outputs, in the pipeline's output order.
+void jit_realize(NpuPipeline& p, const JitArgs& args, const std::vector<TensorView>& outs);
 
 }  // namespace npukit::schedules::npu

@@ -6,6 +6,7 @@
 
 #include "runtime/registry.h"
 #include "schedules/npu/attention.h"
+#include "schedules/npu/per_token_quant.h"
 #include "schedules/npu/rope.h"
 #include "simulator/arch/arch_spec.h"
 
@@ -18,6 +19,7 @@ void register_npu_sim_schedules() {
     for (const std::string& p : sim::preset_names()) targets.push_back("npu-sim:" + p);
     register_kernel("rope", "npu-sim", rope_npu_sim, targets);
     register_kernel("attention", "npu-sim", attention_npu_sim, targets);
+    register_kernel("per_token_quant", "npu-sim", per_token_quant_npu_sim, targets);
   });
 }
 

@@ -1,5 +1,6 @@
 // Registers the npu-sim kernels of the NPU schedules written before the NpuSchedule
-// registration (schedules/npu/npu_schedule.h) lands: rope, attention. When it lands, each
+// registration (schedules/npu/npu_schedule.h) lands: rope, attention, per_token_quant.
+// When it lands, each
 // schedule registers itself there and this file goes.
 #pragma once
 

@@ -71,12 +71,12 @@ std::string display_name(const std::string& name) {
 // the loop) or can be walked once and multiplied.
 struct StmtFacts : public IRVisitor {
   const NpuPlan& plan;
-  const std::string& output;
+  const std::set<std::string>& outputs;
   bool dram_produce = false, output_store = false, any_produce = false, matrix = false;
   std::set<std::string> control_vars;  // names read by loop bounds, conditions, sizes
   std::vector<std::pair<std::string, Expr>> lets;
 
-  StmtFacts(const NpuPlan& p, const std::string& out) : plan(p), output(out) {}
+  StmtFacts(const NpuPlan& p, const std::set<std::string>& outs) : plan(p), outputs(outs) {}
   using IRVisitor::visit;
 
   void uses(const Expr& e) {
@@ -109,7 +109,7 @@ struct StmtFacts : public IRVisitor {
     IRVisitor::visit(op);
   }
   void visit(const Store* op) override {
-    output_store = output_store || op->name == output;
+    output_store = output_store || outputs.count(op->name);
     IRVisitor::visit(op);
   }
   void visit(const For* op) override {
@@ -268,8 +268,8 @@ class ScopedEnv {
 
 class NestWalker {
  public:
-  NestWalker(const NpuPlan& plan, const std::string& op, const std::string& output, const Bindings& env)
-      : plan_(plan), output_(output), env_(env) {
+  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env)
+      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(env) {
     result_.op = op;
   }
 
@@ -281,7 +281,7 @@ class NestWalker {
 
  private:
   const NpuPlan& plan_;
-  std::string output_;
+  std::set<std::string> outputs_;  // the op's outputs: stores into them are DMA out
   Bindings env_;
   int64_t mult_ = 1;
   int64_t iterations_ = 0;
@@ -323,7 +323,7 @@ class NestWalker {
   const LoopFacts& loop_facts(const For* op) {
     auto it = loop_facts_.find(op);
     if (it != loop_facts_.end()) return it->second;
-    StmtFacts f(plan_, output_);
+    StmtFacts f(plan_, outputs_);
     op->body.accept(&f);
     f.close_over_lets();
     LoopFacts lf;
@@ -581,8 +581,9 @@ class NestWalker {
     return std::clamp<int64_t>(last - *base + 1, 0, lanes);
   }
 
+  // `func`: the staged Func (a load) or the output stored (out).
   void record_transfer(const std::string& func, const Stmt& body, bool out) {
-    const std::string dest = out ? output_ : func;
+    const std::string& dest = func;
     const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
     if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
     const int64_t esize = c.store->value.type().bytes();
@@ -645,9 +646,24 @@ class NestWalker {
   }
 
   void transfer_out(const For* op) {
-    record_transfer(output_, Stmt(op), true);
+    struct Stored : IRVisitor {
+      const std::set<std::string>* outputs;
+      std::set<std::string> found;
+      using IRVisitor::visit;
+      void visit(const Store* st) override {
+        if (outputs->count(st->name)) found.insert(st->name);
+        IRVisitor::visit(st);
+      }
+    } stored;
+    stored.outputs = &outputs_;
+    op->accept(&stored);
+    for (const std::string& out : stored.found) transfer_out(op, out);
+  }
+
+  void transfer_out(const For* op, const std::string& output) {
+    record_transfer(output, Stmt(op), true);
     // An epilogue computed on the way out (requantization) is vector work.
-    const CopyShape c = copy_shape(Stmt(op), output_, true);
+    const CopyShape c = copy_shape(Stmt(op), output, true);
     OpCounter ops;
     ops.float_only = c.store->value.type().is_float();
     c.store->value.accept(&ops);
@@ -656,7 +672,7 @@ class NestWalker {
     if (!ops.ops.empty()) {
       int64_t elements = c.lanes;
       for (const auto& l : c.loops) elements *= l.second;
-      add_vector_work(output_, c.store, elements * mult_, ops);
+      add_vector_work(output, c.store, elements * mult_, ops);
     }
   }
 
@@ -769,7 +785,7 @@ class NestWalker {
   }
 
   void store(const Store* op) {
-    if (op->name == output_) fail("a store into the output outside a copy loop");
+    if (outputs_.count(op->name)) fail("a store into the output " + op->name + " outside a copy loop");
     OpCounter ops;
     ops.float_only = op->value.type().is_float();
     op->value.accept(&ops);
@@ -840,7 +856,12 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
 
 OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op, const std::string& output,
                         const Bindings& env) {
-  return NestWalker(plan, op, output, env).run(nest);
+  return NestWalker(plan, op, {output}, env).run(nest);
+}
+
+OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op,
+                        const std::vector<std::string>& outputs, const Bindings& env) {
+  return NestWalker(plan, op, outputs, env).run(nest);
 }
 
 }  // namespace npukit::sim

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "Halide.h"
 #include "schedules/npu/npu_pipeline.h"
@@ -25,5 +26,9 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
 // std::runtime_error naming the loop or allocation whose size it cannot evaluate.
 OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
                         const std::string& op, const std::string& output, const Bindings& env);
+// The same for a pipeline with several outputs (per_token_quant's q and scale): stores into
+// any of them are DMA out.
+OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
+                        const std::string& op, const std::vector<std::string>& outputs, const Bindings& env);
 
 }  // namespace npukit::sim

@@ -1,0 +1,96 @@
+#include "schedules/npu/per_token_quant.h"
+
+#include <algorithm>
+
+#include "ops/float_convert.h"
+#include "ops/per_token_quant.h"
+#include "schedules/npu/footprint.h"
+#include "schedules/npu/jit_run.h"
+
+namespace npukit::schedules::npu {
+
+using namespace Halide;
+
+QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, int64_t eb) {
+  const std::string& vb = arch.roles.vector;
+  const sim::Buffer* b = arch.find_buffer(vb);
+  if (!b) return QuantTiles{};
+  int64_t align = 1;  // the stores' alignment: a tile's scales are one run of rows × 4 B
+  for (const sim::DmaEngine& e : arch.dma) align = std::max(align, e.alignment);
+  const int64_t step = std::min<int64_t>(T, std::max<int64_t>(1, align / 4));
+  const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / eb);
+  const int64_t row = (K + lanes - 1) / lanes * lanes * eb;
+  auto fits = [&](int64_t r, bool db) {
+    return aligned_bytes(arch, vb, r * row, db) + aligned_bytes(arch, vb, r * 4) <= b->bytes;
+  };
+  for (bool db : {true, false}) {
+    if (!fits(step, db)) continue;
+    int64_t rows = step;
+    while (rows + step <= T && fits(rows + step, db)) rows += step;
+    const int64_t cores = std::max<int64_t>(1, arch.cores);
+    while (rows > step && (T + rows - 1) / rows < cores) rows = std::max(step, (rows / 2 + step - 1) / step * step);
+    return QuantTiles{rows, db};
+  }
+  return QuantTiles{step, false};  // does not fit; the capacity rule says by how much
+}
+
+NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Type type, bool double_buffer) {
+  NpuPipeline p;
+  p.op = "per_token_quant";
+  ImageParam a(type, 2, "a");  // (k, t)
+  Param<int32_t> tile_rows("tile_rows");
+  const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
+  Var k("k"), t("t");
+  Func a_tile("a_tile"), af("af");
+  a_tile(k, t) = a(k, t);
+  af(k, t) = ops::widen_to_f32(a_tile(k, t), portable);
+  const int lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / 4));
+  ops::PerTokenQuant q = ops::define_per_token_quant(af, a.dim(0).extent(), lanes);
+  Func q_out("per_token_quant_q"), s_out("per_token_quant_scale");
+  q_out(k, t) = q.q(k, t);
+  s_out(t) = q.scale(t);
+  p.inputs = {a};
+  p.ints = {tile_rows};
+
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  const int a_lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / type.bytes()));
+  Var to("to"), ti("ti");
+  q_out.split(t, to, ti, tile_rows, guard).parallel(to).vectorize(k, lanes, guard);
+  s_out.split(t, to, ti, tile_rows, guard).parallel(to);
+  // One loop over the tiles for both outputs: the tile of a arrives once.
+  s_out.compute_with(q_out, to);
+  const std::string& vb = arch.roles.vector;
+  const LoopLevel at(q_out, to);
+  p.plan.stage(a_tile, vb, at, double_buffer, true);
+  a_tile.bound(k, 0, a.dim(0).extent()).align_storage(k, a_lanes).vectorize(k, a_lanes, guard);
+  // The maxima are a vector and a scalar per row: registers. The scales stay in the
+  // buffer for q and for their store.
+  q.mag_bits.compute_at(at);
+  q.mag_part.compute_at(at).vectorize(q.l);
+  q.mag_part.update().vectorize(q.l);
+  p.plan.stage(q.scale, vb, at);
+
+  for (int d = 0; d < a.dimensions(); ++d) a.dim(d).set_min(0);
+  for (Func f : {q_out, s_out})
+    for (int d = 0; d < f.dimensions(); ++d) f.output_buffer().dim(d).set_min(0);
+  p.output = q_out.name();
+  p.output_type = Int(8);
+  p.pipeline = Pipeline({q_out, s_out});
+  return p;
+}
+
+void per_token_quant_npu_sim(const Call& call) {
+  const sim::ArchSpec arch = call_arch(call);
+  const TensorView& a = call.tensor("a");
+  const bool f16 = a.dtype == DType::float16;
+  const QuantTiles t = choose_quant_tiles(arch, call.dim("T"), call.dim("K"), f16 ? 2 : 4);
+  const std::string key = std::string("per_token_quant|") + (f16 ? "f16|" : "f32|") + arch.roles.vector + "|" +
+                          std::to_string(arch.vector.bytes_per_cycle) + (t.double_buffer ? "|db" : "|sb");
+  auto p = cached_pipeline(key, [&] { return per_token_quant_npu_pipeline(arch, f16 ? Float(16) : Float(32), t.double_buffer); });
+  JitArgs args;
+  args.inputs = {{"a", a}};
+  args.ints = {{"tile_rows", t.rows}};
+  jit_realize(*p, args, std::vector<TensorView>{call.tensor("q"), call.tensor("scale")});
+}
+
+}  // namespace npukit::schedules::npu

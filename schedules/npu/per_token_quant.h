@@ -1,0 +1,35 @@
+// The per-token int8 quantization NPU schedule: tiles of tile_rows whole rows of a are
+// DMA'd (double-buffered) into the vector buffer; each row's maximum magnitude (in
+// registers), its scale (in the vector buffer) and its int8 q (computed on the way out)
+// are made there, and q and the scales go back to DRAM. The algorithm is
+// ops/per_token_quant's; the scale output's loop is fused with q's (compute_with), so a is
+// read once.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/op_spec.h"
+#include "schedules/npu/npu_pipeline.h"
+#include "simulator/arch/arch_spec.h"
+
+namespace npukit::schedules::npu {
+
+struct QuantTiles {
+  int64_t rows = 1;
+  bool double_buffer = false;
+};
+
+// The most rows per tile (a multiple of the rows whose fp32 scales fill one store-DMA
+// alignment unit, unless T is smaller) whose a tile, twice when double-buffered, and
+// scales fit the vector buffer; then fewer, so that every core gets a tile.
+QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, int64_t element_bytes);
+
+// a [T, K] (Halide (k, t)) of `type` (fp32 or fp16). Int param tile_rows. Outputs
+// "per_token_quant_q" (k, t) int8 and "per_token_quant_scale" (t) fp32, in that order
+// (NpuPipeline::output names the first).
+NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool double_buffer);
+
+// The op's kernel for --target npu-sim:ARCH.
+void per_token_quant_npu_sim(const Call& call);
+
+}  // namespace npukit::schedules::npu
