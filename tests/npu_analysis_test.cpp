@@ -31,7 +31,7 @@ SimRequest gemm(int64_t M, int64_t K, int64_t N) {
 // per tile, int8 out. The matching schedule is the one those numbers imply.
 TEST(NpuAnalysis, VtaTutorialCounters) {
   SimRequest r = gemm(1, 1024, 1024);
-  r.out = "int8";
+  r.params = {{"out", "int8"}};
   r.schedule = {{"tile_m", 1}, {"tile_n", 256}, {"tile_k", 1024}, {"double_buffer", 0}};
   const ArchSpec& vta = preset("vta-default");
   const SimResult s = simulate(analyse_op(r, vta), vta, false);

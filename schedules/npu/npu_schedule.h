@@ -3,8 +3,8 @@
 // a shape, and what its npu-sim kernel needs beyond the call's own tensors and parameters.
 // The simulator (simulator/analysis/op_simulation), the npu-sim kernels and every tool read
 // only this, so they name no op. A schedule is listed by one CMake line,
-// `npukit_add_npu_schedule(<op>)`, which compiles schedules/npu/<op>.cpp and calls its
-// `npu_schedule_<op>()` (see schedules/npu/CMakeLists).
+// `npukit_add_npu_schedule(<op>)` in simulator/CMakeLists.txt, which compiles
+// schedules/npu/<op>.cpp and lists its `npu_schedule_<op>()`.
 #pragma once
 
 #include <cstdint>
@@ -59,12 +59,15 @@ struct NpuSchedule {
   // or ExtraInputs::ints.
   std::function<NpuPipeline(const sim::ArchSpec& arch, const std::string& variant, bool double_buffer)> build;
   // The knobs for a shape, double_buffer included: what `npukit sim` and the npu-sim
-  // kernel use unless told otherwise. Footprints through sim::buffer_footprint, the
-  // function the capacity rule uses.
+  // kernel use unless told otherwise. Footprints through sim::fits_buffers /
+  // sim::buffer_footprint (simulator/rules/footprint.h), what the capacity rule counts with.
   std::function<Knobs(const sim::ArchSpec& arch, const std::string& variant, const Shape& shape)> choose;
 
   // Optional. The shape of a validated call; default: the call's named dims that `shape` lists.
   std::function<Shape(const Call& call)> call_shape;
+  // Optional. The operand dtype of a call (what `variant` takes); default: the dtype of the
+  // op's first input tensor.
+  std::function<std::string(const Call& call)> call_dtype;
   // Optional. What the npu-sim run needs beyond the call's tensors and parameters.
   std::function<void(const Call& call, ExtraInputs& extra)> prepare;
   // Optional. Extents (innermost first) of pipeline buffers that are not op tensors, for

@@ -71,12 +71,13 @@ std::string display_name(const std::string& name) {
 // the loop) or can be walked once and multiplied.
 struct StmtFacts : public IRVisitor {
   const NpuPlan& plan;
-  const std::string& output;
-  bool dram_produce = false, output_store = false, any_produce = false, matrix = false;
+  const std::set<std::string>& outputs;
+  bool dram_produce = false, any_produce = false, matrix = false;
+  std::set<std::string> stored_outputs;  // the op outputs stored into
   std::set<std::string> control_vars;  // names read by loop bounds, conditions, sizes
   std::vector<std::pair<std::string, Expr>> lets;
 
-  StmtFacts(const NpuPlan& p, const std::string& out) : plan(p), output(out) {}
+  StmtFacts(const NpuPlan& p, const std::set<std::string>& outs) : plan(p), outputs(outs) {}
   using IRVisitor::visit;
 
   void uses(const Expr& e) {
@@ -109,7 +110,7 @@ struct StmtFacts : public IRVisitor {
     IRVisitor::visit(op);
   }
   void visit(const Store* op) override {
-    output_store = output_store || op->name == output;
+    if (outputs.count(op->name)) stored_outputs.insert(op->name);
     IRVisitor::visit(op);
   }
   void visit(const For* op) override {
@@ -268,8 +269,8 @@ class ScopedEnv {
 
 class NestWalker {
  public:
-  NestWalker(const NpuPlan& plan, const std::string& op, const std::string& output, const Bindings& env)
-      : plan_(plan), output_(output), env_(env) {
+  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env)
+      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(env) {
     result_.op = op;
   }
 
@@ -281,7 +282,7 @@ class NestWalker {
 
  private:
   const NpuPlan& plan_;
-  std::string output_;
+  std::set<std::string> outputs_;
   Bindings env_;
   int64_t mult_ = 1;
   int64_t iterations_ = 0;
@@ -318,18 +319,20 @@ class NestWalker {
   // once per tile).
   struct LoopFacts {
     bool any_produce = false, output_store = false, iterate = false;
+    std::string output;  // the one output the loop stores into ("" when none or several)
   };
   std::map<const For*, LoopFacts> loop_facts_;
   const LoopFacts& loop_facts(const For* op) {
     auto it = loop_facts_.find(op);
     if (it != loop_facts_.end()) return it->second;
-    StmtFacts f(plan_, output_);
+    StmtFacts f(plan_, outputs_);
     op->body.accept(&f);
     f.close_over_lets();
     LoopFacts lf;
     lf.any_produce = f.any_produce;
-    lf.output_store = f.output_store;
-    lf.iterate = f.dram_produce || f.output_store || f.matrix || f.control_vars.count(op->name);
+    lf.output_store = f.stored_outputs.size() == 1;
+    if (lf.output_store) lf.output = *f.stored_outputs.begin();
+    lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
     return loop_facts_.emplace(op, lf).first->second;
   }
 
@@ -411,7 +414,7 @@ class NestWalker {
       }
     }
     if (facts.output_store && !facts.any_produce) {
-      transfer_out(op);
+      transfer_out(op, facts.output);
       return;
     }
     const bool iterate = facts.iterate;
@@ -448,6 +451,7 @@ class NestWalker {
         a.loop = current_loop();
         a.element_bytes = op->type.bytes();
         a.double_buffered = p->double_buffered;
+        a.source = p->source;
         result_.allocations.push_back(a);
       }
       Allocation& a = result_.allocations[it->second];
@@ -581,8 +585,9 @@ class NestWalker {
     return std::clamp<int64_t>(last - *base + 1, 0, lanes);
   }
 
+  // A copy of `func` in (a produce of a staged Func) or out (`func` is the output stored).
   void record_transfer(const std::string& func, const Stmt& body, bool out) {
-    const std::string dest = out ? output_ : func;
+    const std::string& dest = func;
     const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
     if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
     const int64_t esize = c.store->value.type().bytes();
@@ -625,6 +630,7 @@ class NestWalker {
     }
     t.double_buffered = p && p->double_buffered;
     t.element_bytes = esize;
+    if (p) t.source = p->source;
     const auto key = std::make_tuple(func + (out ? ">" : "<"), t.rows, t.row_bytes, t.stride_bytes, int64_t(out));
     auto [it, fresh] = transfer_index_.emplace(key, result_.transfers.size());
     if (fresh) {
@@ -644,10 +650,10 @@ class NestWalker {
     record_transfer(op->name, op->body, false);
   }
 
-  void transfer_out(const For* op) {
-    record_transfer(output_, Stmt(op), true);
+  void transfer_out(const For* op, const std::string& output) {
+    record_transfer(output, Stmt(op), true);
     // An epilogue computed on the way out (requantization) is vector work.
-    const CopyShape c = copy_shape(Stmt(op), output_, true);
+    const CopyShape c = copy_shape(Stmt(op), output, true);
     OpCounter ops;
     ops.float_only = c.store->value.type().is_float();
     c.store->value.accept(&ops);
@@ -656,7 +662,7 @@ class NestWalker {
     if (!ops.ops.empty()) {
       int64_t elements = c.lanes;
       for (const auto& l : c.loops) elements *= l.second;
-      add_vector_work(output_, c.store, elements * mult_, ops);
+      add_vector_work(output, c.store, elements * mult_, ops);
     }
   }
 
@@ -686,6 +692,10 @@ class NestWalker {
       w.m_loop = names[0];
       w.n_loop = names[1];
       w.k_loop = names[2];
+      w.source = m.source;
+      int64_t* whole[3] = {&w.m_whole, &w.n_whole, &w.k_whole};
+      for (size_t i = 0; i < 3 && i < m.whole.size(); ++i)
+        if (m.whole[i].defined()) *whole[i] = eval_int(m.whole[i], env_).value_or(0);
       result_.matrix.push_back(w);
     }
     MatrixWork& w = result_.matrix[it->second];
@@ -710,6 +720,7 @@ class NestWalker {
       v.func = func;
       const Placement* p = plan_.placement(func);
       v.buffer = p ? p->buffer : "";
+      if (p) v.source = p->source;
       v.lanes = st->value.type().lanes();
       // The arithmetic type, not the stored one: an int8 requantization computes in int32.
       const Type t = counted.widest.bits() ? counted.widest : st->value.type().element_of();
@@ -736,7 +747,7 @@ class NestWalker {
   }
 
   void store(const Store* op) {
-    if (op->name == output_) fail("a store into the output outside a copy loop");
+    if (outputs_.count(op->name)) fail("a store into output " + op->name + " outside a copy loop");
     OpCounter ops;
     ops.float_only = op->value.type().is_float();
     op->value.accept(&ops);
@@ -801,9 +812,9 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
   }
 }
 
-OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op, const std::string& output,
-                        const Bindings& env) {
-  return NestWalker(plan, op, output, env).run(nest);
+OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op,
+                        const std::vector<std::string>& outputs, const Bindings& env) {
+  return NestWalker(plan, op, outputs, env).run(nest);
 }
 
 }  // namespace npukit::sim
