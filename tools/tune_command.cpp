@@ -23,6 +23,7 @@ struct TuneArgs {
   std::vector<std::string> params;
   int64_t top = 5;
   double budget_s = 10;
+  bool strict = false;
 };
 
 std::string knob_text(const schedules::npu::Knobs& k) {
@@ -67,6 +68,7 @@ int run_tune(const TuneArgs& a) {
   r.params = assignment_map(a.params, "--param");
   sim::TuneOptions options;
   options.budget_s = a.budget_s;
+  options.strict = a.strict;
   sim::TuneResult t;
   try {
     t = sim::tune(r, arch, options);
@@ -134,6 +136,7 @@ void add_tune(CLI::App& app, int& exit_code) {
   sub->add_option("--top", args->top, "how many of the best settings to print (default 5)");
   sub->add_option("--budget-s", args->budget_s, "wall-clock budget of the search in seconds (default 10)");
   sub->add_option("--format", args->format, "table (default) or json");
+  sub->add_flag("--strict", args->strict, "warnings (padding, partial bursts) reject a setting too, as in sim --strict");
   sub->add_option("--emit", args->emit, "write the best knobs for npukit sim/gate --schedule @FILE");
   sub->callback([args, &exit_code] { exit_code = run_tune(*args); });
 }

@@ -41,7 +41,10 @@ RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidde
         hi = mid - 1;
       }
     }
-    return RowTiles{lo, db};
+    // No more rows per tile than leave every core a tile: 128 rows on 24 cores in tiles of
+    // 24 would idle 19 cores.
+    const int64_t per_core = (rows + arch.cores - 1) / arch.cores;
+    return RowTiles{std::min(lo, per_core), db};
   }
   return RowTiles{1, false};  // does not fit; the capacity rule says by how much
 }

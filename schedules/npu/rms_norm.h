@@ -17,7 +17,8 @@ struct RowTiles {
 };
 
 // The most rows per tile whose input (twice when double-buffered) and output copies fit
-// the vector buffer next to the weight; at least one row.
+// the vector buffer next to the weight, but at most ceil(rows / cores) so that every core
+// has a tile; at least one row.
 RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes);
 
 // x [rows, hidden] and weight [hidden] of `type` (fp32 or fp16), y of the same type.

@@ -41,6 +41,7 @@ struct Search {
   const ArchSpec& arch;
   std::chrono::steady_clock::time_point deadline;
   int64_t max_candidates;
+  bool strict;
   TuneResult out;
   std::set<Knobs> seen;
 
@@ -75,7 +76,7 @@ struct Search {
     TuneCandidate c;
     c.knobs = k;
     try {
-      c.result = simulate(analyse_resolved(request, k, arch), arch, false);
+      c.result = simulate(analyse_resolved(request, k, arch), arch, strict);
     } catch (const std::exception&) {
       ++out.rejected["analysis"];
       return -1;
@@ -99,14 +100,14 @@ TuneResult tune(const SimRequest& request, const ArchSpec& arch, const TuneOptio
   const ResolvedRequest r = resolve_request(request, arch);
   Search s{r, arch, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(options.budget_s)),
-           options.max_candidates, {}, {}};
+           options.max_candidates, options.strict, {}, {}};
   s.out.request = r;
   s.max_tiles = std::max(256.0, 16 * s.tiles(r.knobs));
   const auto values = knob_values(r);
 
   // The default, always evaluated (its result is reported whether or not it is valid).
   s.out.best_default.knobs = r.knobs;
-  s.out.best_default.result = simulate(analyse_resolved(r, r.knobs, arch), arch, false);
+  s.out.best_default.result = simulate(analyse_resolved(r, r.knobs, arch), arch, options.strict);
   s.out.default_valid = count_errors(s.out.best_default.result.violations) == 0;
   s.seen.insert(r.knobs);
   ++s.out.evaluated;

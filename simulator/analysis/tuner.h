@@ -19,6 +19,7 @@ struct TuneOptions {
   double budget_s = 10;   // wall-clock bound of the search
   int64_t max_candidates = 20000;
   uint64_t seed = 1;      // the random phase's seed: same inputs, same result
+  bool strict = false;    // warnings (padding, partial bursts) reject a candidate too
 };
 
 struct TuneCandidate {
