@@ -31,7 +31,7 @@ SimRequest gemm(int64_t M, int64_t K, int64_t N) {
 // per tile, int8 out. The matching schedule is the one those numbers imply.
 TEST(NpuAnalysis, VtaTutorialCounters) {
   SimRequest r = gemm(1, 1024, 1024);
-  r.out = "int8";
+  r.params = {{"out", "int8"}};
   r.schedule = {{"tile_m", 1}, {"tile_n", 256}, {"tile_k", 1024}, {"double_buffer", 0}};
   const ArchSpec& vta = preset("vta-default");
   const SimResult s = simulate(analyse_op(r, vta), vta, false);
@@ -188,8 +188,8 @@ TEST(NpuAnalysis, BadRequestsNameTheArgument) {
   r = gemm(1, 64, 64);
   r.schedule = {{"tile_q", 4}};
   EXPECT_EQ(message(r), "int8_gemm: unknown schedule key tile_q (keys: tile_m, tile_n, tile_k, double_buffer)");
-  r.op = "rope";
-  EXPECT_EQ(message(r), "op rope: no NPU schedule (ops with one: int8_gemm, rms_norm)");
+  r.op = "qkv_attention";  // (rope has a schedule now)
+  EXPECT_EQ(message(r), "op qkv_attention: no NPU schedule (ops with one: int8_gemm, rms_norm, rope)");
 }
 
 }  // namespace

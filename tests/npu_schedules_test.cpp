@@ -33,17 +33,16 @@ Halide::Target analysis_target() {
 }
 
 // Lowers `p`, reads its nest with dense buffers of the given extents (innermost first; the
-// output's under p.output) and the int params, and simulates it.
+// outputs' under their Func names) and the int params, and simulates it.
 SimResult simulate_pipeline(NpuPipeline& p, const std::map<std::string, std::vector<int64_t>>& buffers,
                             const std::map<std::string, int64_t>& ints, const ArchSpec& arch, Dtype dtype,
-                            bool strict = true, const std::vector<std::string>& outputs = {}) {
+                            bool strict = true) {
   const Halide::Internal::Stmt nest = capture_lowered_nest(p, analysis_target());
   if (std::getenv("NPU_NEST")) std::cerr << nest << "\n";  // what the analysis reads, for whoever debugs a rule
   Bindings env;
   for (const auto& [name, extents] : buffers) bind_dense_buffer(env, name, extents);
   for (const auto& [name, value] : ints) env[name] = value;
-  OpAnalysis a = outputs.empty() ? analyse_nest(nest, p.plan, p.op, p.output, env)
-                                 : analyse_nest(nest, p.plan, p.op, outputs, env);
+  OpAnalysis a = analyse_nest(nest, p.plan, p.op, p.output_funcs(), env);
   a.dtype = dtype;
   for (const auto& [name, value] : ints) a.schedule[name] = value;
   return simulate(a, arch, strict);
@@ -75,12 +74,13 @@ SimResult simulate_rope(const ArchSpec& arch, bool f16, bool interleaved, const 
   const int64_t eb = f16 ? 2 : 4;
   const schedules::npu::RopeTiles t =
       schedules::npu::choose_rope_tiles(arch, r.tokens, r.heads, r.head_dim, r.rotary_dim, eb);
+  // rotary_dim = head_dim as the op's default says it: 0.
   NpuPipeline p = schedules::npu::rope_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32), interleaved,
+                                                    r.rotary_dim == r.head_dim ? 0 : static_cast<int>(r.rotary_dim),
                                                     t.double_buffer);
   const std::vector<int64_t> x = {r.head_dim, r.heads, r.tokens};
-  return simulate_pipeline(p, {{"x", x}, {"positions", {r.tokens}}, {p.output, x}},
-                           {{"tile_tokens", t.tokens}, {"tile_heads", t.heads}, {"rotary_dim", r.rotary_dim}}, arch,
-                           f16 ? Dtype::fp16 : Dtype::fp32);
+  return simulate_pipeline(p, {{"x", x}, {"positions", {r.tokens}}, {p.outputs[0].func, x}},
+                           {{"tile_tokens", t.tokens}, {"tile_heads", t.heads}}, arch, f16 ? Dtype::fp16 : Dtype::fp32);
 }
 
 // Decode (one token, 32 heads of 128) and prefill (512 tokens), whole and partial rotary
@@ -132,7 +132,7 @@ SimResult simulate_decode(const ArchSpec& arch, bool f16, const AttentionShape& 
   NpuPipeline p = schedules::npu::attention_decode_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32),
                                                                 /*masked=*/false, on_matrix, b);
   const std::vector<int64_t> q = {a.head_dim, a.heads, 1}, kv = {a.head_dim, a.s_max, a.kv_heads};
-  return simulate_pipeline(p, {{"q", q}, {"k_cache", kv}, {"v_cache", kv}, {p.output, q}},
+  return simulate_pipeline(p, {{"q", q}, {"k_cache", kv}, {"v_cache", kv}, {p.outputs[0].func, q}},
                            {{"position", a.position}}, arch, f16 ? Dtype::fp16 : Dtype::fp32, strict);
 }
 
@@ -203,9 +203,9 @@ SimResult simulate_quant(const ArchSpec& arch, bool f16, int64_t T, int64_t K) {
   NpuPipeline p = schedules::npu::per_token_quant_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32),
                                                                t.double_buffer);
   // Halide makes Func names unique per process ("per_token_quant_q$1"): take the outputs'.
-  const std::string q = p.pipeline.outputs()[0].name(), scale = p.pipeline.outputs()[1].name();
+  const std::string q = p.outputs[0].func, scale = p.outputs[1].func;
   return simulate_pipeline(p, {{"a", {K, T}}, {q, {K, T}}, {scale, {T}}}, {{"tile_rows", t.rows}}, arch,
-                           f16 ? Dtype::fp16 : Dtype::fp32, /*strict=*/false, {q, scale});
+                           f16 ? Dtype::fp16 : Dtype::fp32, /*strict=*/false);
 }
 
 // Prefill (512 tokens of 4096): a read once, q and the scales written once (two outputs,

@@ -13,5 +13,6 @@ void add_gate(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_list(CLI::App& app, int& exit_code);
 void add_sim(CLI::App& app, int& exit_code);
+void add_tune(CLI::App& app, int& exit_code);
 
 }  // namespace npukit::cli

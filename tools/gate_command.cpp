@@ -6,6 +6,8 @@
 #include "runtime/error.h"
 #include "runtime/text.h"
 #include "runtime/registry.h"
+#include "simulator/analysis/npu_sim_kernels.h"
+#include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
@@ -15,7 +17,7 @@ namespace {
 
 struct GateArgs {
   gate::Options options;
-  std::string json, junit, baseline;
+  std::string json, junit, baseline, schedule;
   bool no_isolate = false;
 };
 
@@ -50,6 +52,15 @@ int run_gate(const GateArgs& a) {
   for (DType t : kAllDTypes) dtype_names.emplace_back(dtype_name(t));
   check_known(a.options.dtypes, dtype_names, "--dtype");
 
+  if (!a.schedule.empty()) {
+    if (a.options.ops.size() != 1)
+      fail(Errc::invalid_argument, "--schedule " + a.schedule + ": needs exactly one --op (knobs belong to one op's NPU schedule)");
+    try {
+      sim::set_npu_schedule_override(a.options.ops.front(), integer_assignments(schedule_argument(a.schedule), "--schedule"));
+    } catch (const std::invalid_argument& e) {
+      fail(Errc::invalid_argument, std::string("--schedule: ") + e.what());
+    }
+  }
   if (!a.baseline.empty()) {
     std::vector<gate::CaseResult> none;
     gate::apply_baseline(none, a.baseline);  // reject an unreadable baseline before the long run
@@ -78,6 +89,8 @@ void add_gate(CLI::App& app, int& exit_code) {
   sub->add_option("--json", args->json, "write every metric and the worst points as JSON");
   sub->add_option("--junit", args->junit, "write JUnit XML (one suite per op)");
   sub->add_option("--baseline", args->baseline, "fail cases whose metrics regressed against this --json report");
+  sub->add_option("--schedule", args->schedule,
+                  "NPU schedule knobs for the npu-sim targets of the one --op, e.g. tile_n=256,double_buffer=0, or @FILE (npukit tune --emit)");
   sub->add_flag("--no-isolate", args->no_isolate, "run kernels in this process (no crash isolation; for debuggers)");
   sub->callback([args, &exit_code] { exit_code = run_gate(*args); });
 }

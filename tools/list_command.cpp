@@ -4,6 +4,7 @@
 #include "golden/cases.h"
 #include "runtime/cpu_features.h"
 #include "runtime/registry.h"
+#include "schedules/npu/npu_schedule.h"
 #include "tools/commands.h"
 
 namespace npukit::cli {
@@ -39,6 +40,19 @@ int list(const std::string& only) {
     std::cout << "  targets: " << join(kernel_families(*op));
     if (!op->cpu_tiers.empty()) std::cout << " (cpu tiers: " << join(op->cpu_tiers) << ")";
     std::cout << '\n';
+    if (const schedules::npu::NpuSchedule* npu = schedules::npu::find_npu_schedule(op->name)) {
+      std::vector<std::string> knobs;
+      for (const schedules::npu::Knob& k : npu->knobs) knobs.push_back(k.name);
+      knobs.push_back("double_buffer");
+      auto shape_text = [](const schedules::npu::Shape& s) {
+        std::string t;
+        for (const auto& [d, v] : s) t += (t.empty() ? "" : ",") + d + "=" + std::to_string(v);
+        return t;
+      };
+      std::cout << "  npu schedule: shape (" << join(npu->shape) << "), dtypes " << join(npu->dtypes) << ", knobs "
+                << join(knobs) << "; decode " << shape_text(npu->decode) << ", prefill " << shape_text(npu->prefill)
+                << '\n';
+    }
     std::vector<std::string> gated;
     for (DType d : op->gate.dtypes) gated.emplace_back(dtype_name(d));
     std::cout << "  gated dtypes: " << join(gated) << '\n';

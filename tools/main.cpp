@@ -1,4 +1,4 @@
-// npukit: gate, run, list and simulate the kit's operators.
+// npukit: gate, run, list, simulate and tune the kit's operators.
 #include <iostream>
 
 #include "runtime/error.h"
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   npukit::cli::add_run(app, exit_code);
   npukit::cli::add_list(app, exit_code);
   npukit::cli::add_sim(app, exit_code);
+  npukit::cli::add_tune(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -6,6 +6,7 @@
 #include "runtime/error.h"
 #include "runtime/text.h"
 #include "runtime/registry.h"
+#include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
 
@@ -17,22 +18,9 @@ struct RunArgs {
   std::vector<std::string> ins, outs, params;
 };
 
-// "name=value" → {name, value}; `flag` names the option in the error.
-std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag) {
-  const size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
-    fail(Errc::invalid_argument, std::string(flag) + " " + s + ": expected NAME=VALUE");
-  }
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
 int run_op(const RunArgs& a) {
   const OpSpec& op = find_op(a.op);
-  std::map<std::string, std::string> params;
-  for (const std::string& p : a.params) {
-    auto [name, value] = split_assignment(p, "--param");
-    if (!params.emplace(name, value).second) fail(Errc::invalid_argument, "--param " + name + " given twice");
-  }
+  const std::map<std::string, std::string> params = assignment_map(a.params, "--param");
   std::map<std::string, npy::NpyArray> arrays;
   std::map<std::string, TensorView> tensors;
   for (const std::string& in : a.ins) {

@@ -8,7 +8,7 @@
 #include "ops/attention.h"
 #include "ops/float_convert.h"
 #include "runtime/error.h"
-#include "schedules/npu/footprint.h"
+#include "simulator/rules/footprint.h"
 #include "schedules/npu/jit_run.h"
 
 namespace npukit::schedules::npu {
@@ -52,18 +52,14 @@ bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv
   const int64_t lanes = attention_softmax_lanes(arch);
   const int64_t group = round_up(heads / std::max<int64_t>(1, kv_heads), kHeadBlock);
   const int64_t row = on_matrix ? head_dim * eb : round_up(head_dim, lanes) * eb;
-  std::map<std::string, int64_t> used;
-  used[qa] += aligned_bytes(arch, qa, heads / std::max<int64_t>(1, kv_heads) * row, db);
-  used[kb] += 2 * aligned_bytes(arch, kb, int64_t(block) * row, db);  // K and V blocks
-  used[acc] += aligned_bytes(arch, acc, int64_t(split) * group * 4);   // scores
-  used[vb] += aligned_bytes(arch, vb, int64_t(split) * group * 4);     // weights
-  used[acc] += aligned_bytes(arch, acc, round_up(head_dim, lanes) * group * 4);  // Σ weight · v
-  used[vb] += aligned_bytes(arch, vb, int64_t(split) * 4, db);         // the mask's row, when masked
-  for (const auto& [name, bytes] : used) {
-    const sim::Buffer* b = arch.find_buffer(name);
-    if (!b || bytes > b->bytes) return false;
-  }
-  return true;
+  const int64_t q_rows = heads / std::max<int64_t>(1, kv_heads);
+  return sim::fits_buffers(arch, {{qa, q_rows * row, db},
+                                  {kb, int64_t(block) * row, db},                   // K block
+                                  {kb, int64_t(block) * row, db},                   // V block
+                                  {acc, int64_t(split) * group * 4, false},         // scores
+                                  {vb, int64_t(split) * group * 4, false},          // weights
+                                  {acc, round_up(head_dim, lanes) * group * 4, false},  // Σ weight · v
+                                  {vb, int64_t(split) * 4, db}});                   // the mask's row, when masked
 }
 
 }  // namespace
@@ -212,7 +208,7 @@ NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, 
   a.scale.compute_root();
   a.total_den.compute_root();
   a.total_num.compute_root();
-  p.finish(y);
+  p.finish({y}, {"o"});
   return p;
 }
 
@@ -256,7 +252,7 @@ void attention_npu_sim(const Call& call) {
     args.inputs = {{"q", row_of(q, t)}, {"k_cache", call.tensor("k_cache")}, {"v_cache", call.tensor("v_cache")}};
     if (masked) args.inputs["mask"] = row_of(call.tensor("mask"), t);
     args.ints = {{"position", positions[t]}};
-    jit_realize(*p, args, row_of(call.tensor("o"), t));
+    jit_realize(*p, args, call, {{"o", row_of(call.tensor("o"), t)}});
   }
 }
 

@@ -48,8 +48,9 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eleme
 NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool masked, bool on_matrix,
                                           const AttentionBlocks& blocks);
 
-// The op's kernel for --target npu-sim:ARCH. Decode only: a call with T > 1 is an error
-// that says so.
+// The op's kernel for --target npu-sim:ARCH: T decode steps, one per query token (its
+// position and mask row). Not through the NpuSchedule registration until a prefill
+// schedule exists (the registration needs a prefill shape the pipeline can analyse).
 void attention_npu_sim(const Call& call);
 
 }  // namespace npukit::schedules::npu

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "ops/float_convert.h"
 #include "ops/int8_gemm.h"
-#include "simulator/cost/transfer_model.h"
+#include "runtime/ops/int8_gemm_channels.h"
+#include "schedules/npu/npu_schedule.h"
+#include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
 
@@ -74,26 +78,20 @@ int64_t out_bytes(GemmOut out) {
   return out == GemmOut::int32 || out == GemmOut::float32 ? 4 : out == GemmOut::float16 ? 2 : 1;
 }
 
-// Whether tiles (tm, tn, tk) fit every buffer, counted as the rules count them: each
-// allocation rounded up to its buffer's alignment, double-buffered ones twice.
-bool fits(const sim::ArchSpec& arch, GemmOut out, int64_t tm, int64_t tn, int64_t tk, bool db) {
-  std::map<std::string, int64_t> used;
-  auto add = [&](const std::string& buffer, int64_t bytes, int64_t copies) {
-    const sim::Buffer* b = arch.find_buffer(buffer);
-    const int64_t align = b ? b->alignment : 1;
-    used[buffer] += round_up(bytes, align) * copies;
-  };
+// What the schedule allocates for tiles (tm, tn, tk): the operand tiles (twice when
+// double-buffered), the accumulator, the per-channel factor tiles and, where the vector
+// unit cannot read the accumulator, its copy for the epilogue.
+std::vector<sim::PlannedAllocation> gemm_tile_allocations(const sim::ArchSpec& arch, GemmOut out, int64_t tm,
+                                                          int64_t tn, int64_t tk, bool db) {
   const sim::BufferRoles& r = arch.roles;
-  add(r.matrix_a, tm * tk, db ? 2 : 1);
-  add(r.matrix_b, tk * tn, db ? 2 : 1);
-  add(r.matrix_acc, tm * tn * 4, 1);
-  for (int64_t c = 0; c < channel_bytes(out) / 4; ++c) add(r.vector, tn * 4, 1);
-  if (stages_acc_for_vector(arch, out)) add(r.vector, tm * tn * 4, 1);
-  for (const auto& [buffer, bytes] : used) {
-    const sim::Buffer* b = arch.find_buffer(buffer);
-    if (!b || bytes > b->bytes) return false;
-  }
-  return true;
+  std::vector<sim::PlannedAllocation> v = {{r.matrix_a, tm * tk, db}, {r.matrix_b, tk * tn, db}, {r.matrix_acc, tm * tn * 4, false}};
+  for (int64_t c = 0; c < channel_bytes(out) / 4; ++c) v.push_back({r.vector, tn * 4, false});
+  if (stages_acc_for_vector(arch, out)) v.push_back({r.vector, tm * tn * 4, false});
+  return v;
+}
+
+bool fits(const sim::ArchSpec& arch, GemmOut out, int64_t tm, int64_t tn, int64_t tk, bool db) {
+  return sim::fits_buffers(arch, gemm_tile_allocations(arch, out, tm, tn, tk, db));
 }
 
 std::vector<int64_t> halvings(int64_t full, int64_t step) {
@@ -109,13 +107,22 @@ std::vector<int64_t> halvings(int64_t full, int64_t step) {
 
 GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, GemmOut out) {
   Granule g = granule(arch);
-  const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &sim::dma_engine_for(arch, sim::Direction::in);
-  // Output tile rows must be whole DMA units too: step N by the unit's n0 until a row of
-  // the tile is a multiple of the store engine's alignment.
+  const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
+  // Runs of whole DMA bursts waste nothing: step N by the unit's n0 until a row of the
+  // output tile is a multiple of the store engine's burst (at least of its alignment, which
+  // the rules require), and K until a row of the operand tiles is a multiple of the load
+  // engine's burst, as far as the shape allows.
+  auto widen = [](int64_t step, int64_t bytes_per, int64_t unit, int64_t limit) {
+    int64_t g = step;
+    while ((g * bytes_per) % unit != 0 && g < 64 * step) g += step;
+    return (g * bytes_per) % unit == 0 && g <= limit ? g : step;
+  };
   if (!arch.dma.empty()) {
-    const int64_t align = sim::dma_engine_for(arch, sim::Direction::out).alignment;
-    const int64_t step = g.n;
-    while ((g.n * out_bytes(out)) % align != 0 && g.n < 64 * step) g.n += step;
+    const sim::DmaEngine& store = arch.dma_for(sim::DmaDirection::out);
+    const int64_t aligned = widen(g.n, out_bytes(out), store.alignment, INT64_MAX);
+    const int64_t bursts = widen(aligned, out_bytes(out), std::max<int64_t>(1, store.burst_bytes), round_up(N, aligned));
+    g.n = bursts;
+    if (load) g.k = widen(g.k, 1, std::max<int64_t>(1, load->burst_bytes), round_up(K, g.k));
   }
   // Among tile shapes that fit, the one that moves the fewest DRAM bytes: activations are
   // reloaded for every N tile, weights for every M tile; a transfer also costs its DMA
@@ -229,11 +236,68 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   acc.update().split(r.x, ro, ri, tk, TailStrategy::GuardWithIf).reorder(ri, n, m, ro);
   p.plan.stage(a_tile, roles.matrix_a, LoopLevel(acc, ro), double_buffer, true);
   p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, ro), double_buffer, true);
-  p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8);
+  p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8, {a.dim(1).extent(), w.dim(1).extent(), K});
   for (Func& t : channel_tiles) p.plan.stage(t, roles.vector, LoopLevel(y, no), false, true);
   if (stage_acc) p.plan.stage(acc_v, roles.vector, LoopLevel(y, mo));
-  p.finish(y);
+  p.finish({y}, {"y"});
   return p;
+}
+
+namespace {
+
+// The variant names of the output stages: the op's `out`, and for out=int8 its rounding.
+GemmOut gemm_out(const std::string& variant) {
+  if (variant == "int32") return GemmOut::int32;
+  if (variant == "int8_fixed_point") return GemmOut::int8_fixed_point;
+  if (variant == "int8_float") return GemmOut::int8_float;
+  if (variant == "float32") return GemmOut::float32;
+  if (variant == "float16") return GemmOut::float16;
+  throw std::invalid_argument("int8_gemm: no NPU variant " + variant);
+}
+
+}  // namespace
+
+const NpuSchedule& npu_schedule_int8_gemm() {
+  static const NpuSchedule s = [] {
+    NpuSchedule s;
+    s.op = "int8_gemm";
+    s.shape = {"M", "K", "N"};
+    s.dtypes = {"int8"};
+    s.decode = {{"M", 1}, {"K", 4096}, {"N", 4096}};
+    s.prefill = {{"M", 128}, {"K", 4096}, {"N", 4096}};
+    s.knobs = {{"tile_m", 1, 2147483647, "M"}, {"tile_n", 1, 2147483647, "N"}, {"tile_k", 1, 2147483647, "K"}};
+    s.variant = [](const std::string&, const Params& p) {
+      const std::string& out = p.choice("out");
+      return out != "int8" ? out : p.choice("rounding") == "fixed_point" ? "int8_fixed_point" : "int8_float";
+    };
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+      return int8_gemm_npu_pipeline(arch, gemm_out(variant), db);
+    };
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const GemmTiles t = choose_gemm_tiles(arch, shape.at("M"), shape.at("N"), shape.at("K"), gemm_out(variant));
+      return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"double_buffer", t.double_buffer}};
+    };
+    s.extra_extents = [](const Shape& shape) {
+      std::map<std::string, std::vector<int64_t>> e;
+      for (const char* name : {"multiplier", "shift", "chan_scale", "bias"}) e[name] = {shape.at("N")};
+      return e;
+    };
+    // The per-channel factors, computed from the op's parameters as the CPU path does.
+    s.prepare = [](const Call& call, ExtraInputs& extra) {
+      if (call.params.choice("out") == "int32") return;
+      const Int8ChannelFactors f = int8_channel_factors(call);
+      const int64_t N = call.dim("N");
+      auto put = [&](const char* name, DType t, const void* src) {
+        std::memcpy(extra.add_tensor(name, t, {N}), src, static_cast<size_t>(N) * dtype_size(t));
+      };
+      if (!f.multiplier.empty()) put("multiplier", DType::int32, f.multiplier.data());
+      if (!f.shift.empty()) put("shift", DType::int32, f.shift.data());
+      if (!f.chan_scale.empty()) put("chan_scale", DType::float32, f.chan_scale.data());
+      if (!f.bias.empty()) put("bias", DType::float32, f.bias.data());
+    };
+    return s;
+  }();
+  return s;
 }
 
 }  // namespace npukit::schedules::npu

@@ -45,9 +45,7 @@ const typename Map::mapped_type& need(const Map& m, const std::string& name, con
 
 }  // namespace
 
-void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out) { jit_realize(p, args, std::vector<TensorView>{out}); }
-
-void jit_realize(NpuPipeline& p, const JitArgs& args, const std::vector<TensorView>& outs) {
+void jit_realize(NpuPipeline& p, const JitArgs& args, const Call& call, const std::map<std::string, TensorView>& outs) {
   static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
   std::lock_guard<std::mutex> lock(mutex);
   Halide::ParamMap pm;
@@ -61,7 +59,10 @@ void jit_realize(NpuPipeline& p, const JitArgs& args, const std::vector<TensorVi
   for (const Halide::Param<float>& f : p.floats) pm.set(f, static_cast<float>(need(args.floats, f.name(), p.op)));
   const Halide::Target target(halide_cpu_target(cpu_features()));
   std::vector<Halide::Buffer<>> ys;
-  for (const TensorView& out : outs) ys.push_back(jit_buffer(out));
+  for (const NpuPipeline::Output& o : p.outputs) {
+    auto it = outs.find(o.tensor);
+    ys.push_back(jit_buffer(it != outs.end() ? it->second : call.tensor(o.tensor)));
+  }
   try {  // libHalide is built with exceptions: JIT errors arrive as Halide::RuntimeError
     p.pipeline.realize(Halide::Realization(ys), target, pm);
   } catch (const std::exception& e) {

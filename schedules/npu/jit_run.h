@@ -29,10 +29,10 @@ struct JitArgs {
   std::map<std::string, double> floats;      // by Param name
 };
 
-// Realizes `p` into `out` (the op's output tensor). Every input, int and float param of
-// the pipeline must be in `args` (a logic_error names the one that is not).
-void jit_realize(NpuPipeline& p, const JitArgs& args, const TensorView& out);
-// The same for a pipeline with several outputs, in the pipeline's output order.
-void jit_realize(NpuPipeline& p, const JitArgs& args, const std::vector<TensorView>& outs);
+// Realizes `p` into its outputs. Every input, int and float param of the pipeline must be
+// in `args` (a logic_error names the one that is not).
+// The outputs are `outs` by tensor name (NpuPipeline::outputs), else the call's.
+void jit_realize(NpuPipeline& p, const JitArgs& args, const Call& call,
+                 const std::map<std::string, TensorView>& outs = {});
 
 }  // namespace npukit::schedules::npu

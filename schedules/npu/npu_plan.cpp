@@ -5,14 +5,16 @@
 namespace npukit::schedules::npu {
 
 void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered,
-                    bool from_dram) {
+                    bool from_dram, const char* file, int line) {
   f.compute_at(at).store_at(at).store_in(Halide::MemoryType::Heap);
-  placements_[f.name()] = Placement{buffer, double_buffered, from_dram};
+  placements_[f.name()] = Placement{buffer, double_buffered, from_dram, sim::source_loc(file, line)};
 }
 
 void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
-                     const std::string& k_var, sim::Dtype dtype) {
-  matrix_.push_back(MatrixRole{f.name(), stage, m_var, n_var, k_var, dtype});
+                     const std::string& k_var, sim::Dtype dtype, std::vector<Halide::Expr> whole, const char* file,
+                     int line) {
+  whole.resize(3);
+  matrix_.push_back(MatrixRole{f.name(), stage, m_var, n_var, k_var, dtype, std::move(whole), sim::source_loc(file, line)});
 }
 
 const Placement* NpuPlan::placement(const std::string& func) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "simulator/analysis/op_analysis.h"
 #include "simulator/arch/arch_spec.h"
 
 namespace npukit::schedules::npu {
@@ -20,6 +21,7 @@ struct Placement {
   std::string buffer;                // arch buffer name
   bool double_buffered = false;
   bool from_dram = false;            // a copy of an op input: its produce is a DMA in
+  sim::SourceLoc source;             // the schedule statement that placed it
 };
 
 // The matrix unit computes update `stage` of `func`; its tile loops are those over the
@@ -29,17 +31,24 @@ struct MatrixRole {
   int stage = 1;
   std::string m_var, n_var, k_var;
   sim::Dtype dtype = sim::Dtype::int8;
+  // The op's whole M, N and K (any may be undefined): a tile that spans a whole dim
+  // smaller than the unit pads because of the shape, not the schedule (decode's M = 1).
+  std::vector<Halide::Expr> whole;
+  sim::SourceLoc source;  // the schedule statement that gave the matrix unit this update
 };
 
 class NpuPlan {
  public:
   // Computes `f` at `at` (stored there too) in `buffer`; from_dram marks a plain copy of an
   // op input (its produce is a DMA transfer). Which units read it the analysis finds in
-  // the nest.
+  // the nest. The caller's file and line are recorded, so that a rule broken by this
+  // placement points at it.
   void stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered = false,
-             bool from_dram = false);
+             bool from_dram = false, const char* file = __builtin_FILE(), int line = __builtin_LINE());
+  // `whole`: the op's whole {M, N, K} extents, when known (see MatrixRole::whole).
   void matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
-              const std::string& k_var, sim::Dtype dtype);
+              const std::string& k_var, sim::Dtype dtype, std::vector<Halide::Expr> whole = {},
+              const char* file = __builtin_FILE(), int line = __builtin_LINE());
 
   const std::map<std::string, Placement>& placements() const { return placements_; }
   // The placement of a Func, or of the Tuple component "<func>.<i>"; nullptr if none.

@@ -4,8 +4,8 @@
 
 #include "ops/float_convert.h"
 #include "ops/per_token_quant.h"
-#include "schedules/npu/footprint.h"
 #include "schedules/npu/jit_run.h"
+#include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
 
@@ -21,7 +21,7 @@ QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, i
   const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / eb);
   const int64_t row = (K + lanes - 1) / lanes * lanes * eb;
   auto fits = [&](int64_t r, bool db) {
-    return aligned_bytes(arch, vb, r * row, db) + aligned_bytes(arch, vb, r * 4) <= b->bytes;
+    return sim::fits_buffers(arch, {{vb, r * row, db}, {vb, r * 4, false}});
   };
   for (bool db : {true, false}) {
     if (!fits(step, db)) continue;
@@ -70,12 +70,7 @@ NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Type type, b
   q.mag_part.update().vectorize(q.l);
   p.plan.stage(q.scale, vb, at);
 
-  for (int d = 0; d < a.dimensions(); ++d) a.dim(d).set_min(0);
-  for (Func f : {q_out, s_out})
-    for (int d = 0; d < f.dimensions(); ++d) f.output_buffer().dim(d).set_min(0);
-  p.output = q_out.name();
-  p.output_type = Int(8);
-  p.pipeline = Pipeline({q_out, s_out});
+  p.finish({q_out, s_out}, {"q", "scale"});
   return p;
 }
 
@@ -90,7 +85,7 @@ void per_token_quant_npu_sim(const Call& call) {
   JitArgs args;
   args.inputs = {{"a", a}};
   args.ints = {{"tile_rows", t.rows}};
-  jit_realize(*p, args, std::vector<TensorView>{call.tensor("q"), call.tensor("scale")});
+  jit_realize(*p, args, call);
 }
 
 }  // namespace npukit::schedules::npu

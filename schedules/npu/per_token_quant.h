@@ -25,11 +25,13 @@ struct QuantTiles {
 QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, int64_t element_bytes);
 
 // a [T, K] (Halide (k, t)) of `type` (fp32 or fp16). Int param tile_rows. Outputs
-// "per_token_quant_q" (k, t) int8 and "per_token_quant_scale" (t) fp32, in that order
-// (NpuPipeline::output names the first).
+// "per_token_quant_q" (k, t) int8 and "per_token_quant_scale" (t) fp32: tensors q and
+// scale.
 NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool double_buffer);
 
-// The op's kernel for --target npu-sim:ARCH.
+// The op's kernel for --target npu-sim:ARCH (not through the NpuSchedule registration: a
+// decode step's 4-byte scale store is a rule error, which the registry's default-shape
+// check does not accept; see docs/simulator/ir-analysis.md).
 void per_token_quant_npu_sim(const Call& call);
 
 }  // namespace npukit::schedules::npu

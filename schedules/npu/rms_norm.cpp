@@ -3,23 +3,32 @@
 #include <algorithm>
 
 #include "ops/rms_norm.h"
+#include "schedules/npu/npu_schedule.h"
+#include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
 
 using namespace Halide;
 
-RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
-  const sim::Buffer* b = arch.find_buffer(arch.roles.vector);
-  if (!b) return RowTiles{1, false};
-  // What the schedule allocates, counted as the rules count it: rows padded to whole
-  // vectors, each allocation rounded up to the buffer's alignment, the input twice when
-  // double-buffered; per row also Σx² (fp64) and the two fp32 factors of 1/rms.
+namespace {
+
+// What the schedule allocates in the vector buffer for tiles of `r` rows: rows padded to
+// whole vectors, the weight once, the input tile (twice when double-buffered), the output
+// tile, Σx² (fp64) and the two fp32 factors of 1/rms per row.
+std::vector<sim::PlannedAllocation> row_tile_allocations(const sim::ArchSpec& arch, int64_t r, int64_t hidden,
+                                                         int64_t element_bytes, bool db) {
+  const std::string& vb = arch.roles.vector;
   const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / element_bytes);
   const int64_t row = (hidden + lanes - 1) / lanes * lanes * element_bytes;
-  auto up = [&](int64_t bytes) { return (bytes + b->alignment - 1) / b->alignment * b->alignment; };
+  return {{vb, row, false}, {vb, r * row, db}, {vb, r * row, false}, {vb, r * 8, false}, {vb, r * 4, false},
+          {vb, r * 4, false}};
+}
+
+}  // namespace
+
+RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
   auto fits = [&](int64_t r, bool db) {
-    const int64_t used = up(row) + up(r * row) * (db ? 2 : 1) + up(r * row) + up(r * 8) + 2 * up(r * 4);
-    return used <= b->bytes;
+    return sim::fits_buffers(arch, row_tile_allocations(arch, r, hidden, element_bytes, db));
   };
   for (bool db : {true, false}) {
     if (!fits(1, db)) continue;
@@ -32,7 +41,10 @@ RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidde
         hi = mid - 1;
       }
     }
-    return RowTiles{lo, db};
+    // No more rows per tile than leave every core a tile: 128 rows on 24 cores in tiles of
+    // 24 would idle 19 cores.
+    const int64_t per_core = (rows + arch.cores - 1) / arch.cores;
+    return RowTiles{std::min(lo, per_core), db};
   }
   return RowTiles{1, false};  // does not fit; the capacity rule says by how much
 }
@@ -50,7 +62,7 @@ NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool dou
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   ops::RmsNorm op = ops::define_rms_norm(x_tile, w_tile, x.dim(0).extent(), eps, type, portable);
   y(h, row) = op.out(h, row);
-  p.inputs = {x, weight};
+  p.inputs = {x, weight};  // named as the op's tensors
   p.ints = {tile_rows};
   p.floats = {eps};
 
@@ -68,8 +80,30 @@ NpuPipeline rms_norm_npu_pipeline(const sim::ArchSpec& arch, Type type, bool dou
   op.out.align_storage(h, lanes).vectorize(h, lanes, TailStrategy::GuardWithIf);
   p.plan.stage(op.sumsq, vb, LoopLevel(y, ro));
   p.plan.stage(op.inv_rms, vb, LoopLevel(y, ro));
-  p.finish(y);
+  p.finish({y}, {"y"});
   return p;
+}
+
+const NpuSchedule& npu_schedule_rms_norm() {
+  static const NpuSchedule s = [] {
+    NpuSchedule s;
+    s.op = "rms_norm";
+    s.shape = {"rows", "hidden"};
+    s.dtypes = {"float16", "float32"};
+    s.decode = {{"rows", 1}, {"hidden", 4096}};
+    s.prefill = {{"rows", 128}, {"hidden", 4096}};
+    s.knobs = {{"tile_rows", 1, 2147483647, "rows"}};
+    s.variant = [](const std::string& dtype, const Params&) { return dtype; };
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+      return rms_norm_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);
+    };
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const RowTiles t = choose_row_tiles(arch, shape.at("rows"), shape.at("hidden"), variant == "float32" ? 4 : 2);
+      return Knobs{{"tile_rows", t.rows}, {"double_buffer", t.double_buffer}};
+    };
+    return s;
+  }();
+  return s;
 }
 
 }  // namespace npukit::schedules::npu

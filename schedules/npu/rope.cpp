@@ -1,11 +1,13 @@
 #include "schedules/npu/rope.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "ops/float_convert.h"
 #include "ops/rope.h"
-#include "schedules/npu/footprint.h"
-#include "schedules/npu/jit_run.h"
+#include "schedules/npu/npu_schedule.h"
+#include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
 
@@ -33,9 +35,11 @@ RopeTiles choose_rope_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t h
   const int64_t row_f = (head_dim + lanes32 - 1) / lanes32 * lanes32 * 4;
   const int64_t pairs = (rotary_dim / 2 + lanes32 - 1) / lanes32 * lanes32;
   auto fits = [&](int64_t tt, int64_t th, bool db) {
-    const int64_t used = aligned_bytes(arch, vb, tt * th * row_x) * (db ? 2 : 1) + aligned_bytes(arch, vb, tt * th * row_f) +
-                         2 * aligned_bytes(arch, vb, tt * pairs * 4) + aligned_bytes(arch, vb, pairs * 8);
-    return used <= b->bytes;
+    return sim::fits_buffers(arch, {{vb, tt * th * row_x, db},
+                                    {vb, tt * th * row_f, false},
+                                    {vb, tt * pairs * 4, false},  // cos
+                                    {vb, tt * pairs * 4, false},  // sin
+                                    {vb, pairs * 8, false}});     // inv_freq
   };
   for (bool db : {true, false}) {
     if (!fits(1, 1, db)) continue;
@@ -73,12 +77,16 @@ RopeTiles choose_rope_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t h
   return RopeTiles{};  // does not fit; the capacity rule says by how much
 }
 
-NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Type type, bool interleaved, bool double_buffer) {
+NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Type type, bool interleaved, int rotary_dim_or_0,
+                              bool double_buffer) {
   NpuPipeline p;
   p.op = "rope";
   ImageParam x(type, 3, "x");                  // (d, h, t)
   ImageParam positions(Int(32), 1, "positions");
-  Param<int32_t> tile_tokens("tile_tokens"), tile_heads("tile_heads"), rotary_dim("rotary_dim");
+  Param<int32_t> tile_tokens("tile_tokens"), tile_heads("tile_heads");
+  // A constant of the variant (0: the whole head), so that the half style's second-half
+  // offset x[i + rotary_dim/2] is a constant whose alignment Halide can prove.
+  Expr rotary_dim = rotary_dim_or_0 == 0 ? x.dim(0).extent() : Expr(rotary_dim_or_0);
   Param<float> theta("theta");
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   Var d("d"), h("h"), t("t");
@@ -90,7 +98,7 @@ NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Type type, bool interle
                                    rotary_dim);
   y(d, h, t) = ops::narrow_from_f32(rope.out(d, h, t), type, portable);
   p.inputs = {x, positions};
-  p.ints = {tile_tokens, tile_heads, rotary_dim};
+  p.ints = {tile_tokens, tile_heads};
   p.floats = {theta};
 
   // Tiles of tokens × heads, both in one loop split across cores: a decode step has one
@@ -124,40 +132,69 @@ NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Type type, bool interle
     rope.out.update(0).vectorize(rope.r.x, lanes32, guard);
     rope.out.update(1).vectorize(rope.r.x, lanes32, guard);
   }
-  // The common rotary dims get constant offsets for the second half (x(i + half)), so
-  // that the alignment of those vector accesses is known; any other rotary_dim runs the
-  // general code, whose accesses the rules check as they are.
-  for (int rd : {128, 64}) {
-    if (interleaved) {
-      rope.out.specialize(rotary_dim == rd);
-    } else {
-      rope.out.update(0).specialize(rotary_dim == rd);
-      rope.out.update(1).specialize(rotary_dim == rd);
+  if (rotary_dim_or_0 == 0) {
+    // The whole head: the common head dims get a constant second-half offset; any other
+    // runs the general code, whose accesses the rules check as they are.
+    for (int hd : {128, 64}) {
+      if (interleaved) {
+        rope.out.specialize(x.dim(0).extent() == hd);
+      } else {
+        rope.out.update(0).specialize(x.dim(0).extent() == hd);
+        rope.out.update(1).specialize(x.dim(0).extent() == hd);
+      }
     }
   }
-  p.finish(y);
+  p.finish({y}, {"y"});
   return p;
 }
 
-void rope_npu_sim(const Call& call) {
-  const sim::ArchSpec arch = call_arch(call);
-  const TensorView& x = call.tensor("x");
-  const bool f16 = x.dtype == DType::float16;
-  const bool interleaved = call.params.choice("style") == "interleaved";
-  const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), head_dim = call.dim("head_dim");
-  const int64_t rd = call.params.integer("rotary_dim") == 0 ? head_dim : call.params.integer("rotary_dim");
-  const RopeTiles t = choose_rope_tiles(arch, tokens, heads, head_dim, rd, f16 ? 2 : 4);
-  const std::string key = std::string("rope|") + (f16 ? "f16" : "f32") + (interleaved ? "|interleaved|" : "|half|") +
-                          arch.roles.vector + "|" + std::to_string(arch.vector.bytes_per_cycle) +
-                          (t.double_buffer ? "|db" : "|sb");
-  auto p = cached_pipeline(key, [&] {
-    return rope_npu_pipeline(arch, f16 ? Float(16) : Float(32), interleaved, t.double_buffer);
-  });
-  JitArgs args;
-  args.inputs = {{"x", x}, {"positions", call.tensor("positions")}};
-  args.ints = {{"tile_tokens", t.tokens}, {"tile_heads", t.heads}, {"rotary_dim", rd}};
-  args.floats = {{"theta", call.params.real("theta")}};
-  jit_realize(*p, args, call.tensor("y"));
+namespace {
+
+// The variant: "<dtype>,<style>,<rotary_dim>" (rotary_dim 0 = the whole head).
+struct RopeVariant {
+  bool f16 = false, interleaved = false;
+  int rotary_dim = 0;
+};
+
+RopeVariant parse_variant(const std::string& v) {
+  RopeVariant r;
+  const size_t a = v.find(','), b = v.find(',', a + 1);
+  r.f16 = v.substr(0, a) == "float16";
+  r.interleaved = v.substr(a + 1, b - a - 1) == "interleaved";
+  r.rotary_dim = std::stoi(v.substr(b + 1));
+  return r;
+}
+
+}  // namespace
+
+const NpuSchedule& npu_schedule_rope() {
+  static const NpuSchedule s = [] {
+    NpuSchedule s;
+    s.op = "rope";
+    s.shape = {"tokens", "heads", "head_dim"};
+    s.dtypes = {"float16", "float32"};
+    s.decode = {{"tokens", 1}, {"heads", 32}, {"head_dim", 128}};
+    s.prefill = {{"tokens", 512}, {"heads", 32}, {"head_dim", 128}};
+    s.knobs = {{"tile_tokens", 1, 2147483647, "tokens"}, {"tile_heads", 1, 2147483647, "heads"}};
+    s.variant = [](const std::string& dtype, const Params& params) {
+      const int64_t rd = params.integer("rotary_dim");
+      if (rd % 2 != 0) throw std::invalid_argument("rope: rotary_dim = " + std::to_string(rd) + ": must be even");
+      return dtype + "," + params.choice("style") + "," + std::to_string(rd);
+    };
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+      const RopeVariant v = parse_variant(variant);
+      return rope_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.interleaved, v.rotary_dim, db);
+    };
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const RopeVariant v = parse_variant(variant);
+      const int64_t hd = shape.at("head_dim");
+      const RopeTiles t = choose_rope_tiles(arch, shape.at("tokens"), shape.at("heads"), hd,
+                                            v.rotary_dim == 0 ? hd : v.rotary_dim, v.f16 ? 2 : 4);
+      return Knobs{{"tile_tokens", t.tokens}, {"tile_heads", t.heads}, {"double_buffer", t.double_buffer}};
+    };
+    return s;
+  }();
+  return s;
 }
 
 }  // namespace npukit::schedules::npu

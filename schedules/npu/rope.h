@@ -8,7 +8,6 @@
 
 #include <cstdint>
 
-#include "runtime/op_spec.h"
 #include "schedules/npu/npu_pipeline.h"
 #include "simulator/arch/arch_spec.h"
 
@@ -27,13 +26,12 @@ RopeTiles choose_rope_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t h
                             int64_t rotary_dim, int64_t element_bytes);
 
 // x [tokens, heads, head_dim] (Halide (d, h, t)) of `type` (fp32 or fp16), positions
-// [tokens] int32; y of x's type. Int params tile_tokens, tile_heads, rotary_dim (even,
-// > 0); float param theta (the op's fp64 theta rounded to fp32: exact for the integer
-// thetas models use). Output "rope_npu". fp16 converts in portable code.
-NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool interleaved, bool double_buffer);
-
-// The op's kernel for --target npu-sim:ARCH: the tiles choose_rope_tiles picks, the
-// pipeline run on the call's tensors.
-void rope_npu_sim(const Call& call);
+// [tokens] int32; y of x's type. `rotary_dim_or_0` is even, 0 meaning head_dim (a
+// constant of the pipeline). Int params tile_tokens, tile_heads; float param theta (the
+// op's fp64 theta rounded to fp32: exact for the integer thetas models use). Output
+// "rope_npu" (tensor y). fp16 converts in portable code. Registered as
+// npu_schedule_rope(), variant "<dtype>,<style>,<rotary_dim>".
+NpuPipeline rope_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool interleaved, int rotary_dim_or_0,
+                              bool double_buffer);
 
 }  // namespace npukit::schedules::npu

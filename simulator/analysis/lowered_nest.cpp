@@ -72,7 +72,8 @@ std::string display_name(const std::string& name) {
 struct StmtFacts : public IRVisitor {
   const NpuPlan& plan;
   const std::set<std::string>& outputs;
-  bool dram_produce = false, output_store = false, any_produce = false, matrix = false;
+  bool dram_produce = false, any_produce = false, matrix = false;
+  std::set<std::string> stored_outputs;  // the op outputs stored into
   std::set<std::string> control_vars;  // names read by loop bounds, conditions, sizes
   std::vector<std::pair<std::string, Expr>> lets;
 
@@ -109,7 +110,7 @@ struct StmtFacts : public IRVisitor {
     IRVisitor::visit(op);
   }
   void visit(const Store* op) override {
-    output_store = output_store || outputs.count(op->name);
+    if (outputs.count(op->name)) stored_outputs.insert(op->name);
     IRVisitor::visit(op);
   }
   void visit(const For* op) override {
@@ -281,7 +282,7 @@ class NestWalker {
 
  private:
   const NpuPlan& plan_;
-  std::set<std::string> outputs_;  // the op's outputs: stores into them are DMA out
+  std::set<std::string> outputs_;
   Bindings env_;
   int64_t mult_ = 1;
   int64_t iterations_ = 0;
@@ -318,6 +319,7 @@ class NestWalker {
   // once per tile).
   struct LoopFacts {
     bool any_produce = false, output_store = false, iterate = false;
+    std::string output;  // the one output the loop stores into ("" when none or several)
   };
   std::map<const For*, LoopFacts> loop_facts_;
   const LoopFacts& loop_facts(const For* op) {
@@ -328,8 +330,9 @@ class NestWalker {
     f.close_over_lets();
     LoopFacts lf;
     lf.any_produce = f.any_produce;
-    lf.output_store = f.output_store;
-    lf.iterate = f.dram_produce || f.output_store || f.matrix || f.control_vars.count(op->name);
+    lf.output_store = f.stored_outputs.size() == 1;
+    if (lf.output_store) lf.output = *f.stored_outputs.begin();
+    lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
     return loop_facts_.emplace(op, lf).first->second;
   }
 
@@ -411,7 +414,7 @@ class NestWalker {
       }
     }
     if (facts.output_store && !facts.any_produce) {
-      transfer_out(op);
+      transfer_out(op, facts.output);
       return;
     }
     const bool iterate = facts.iterate;
@@ -448,6 +451,7 @@ class NestWalker {
         a.loop = current_loop();
         a.element_bytes = op->type.bytes();
         a.double_buffered = p->double_buffered;
+        a.source = p->source;
         result_.allocations.push_back(a);
       }
       Allocation& a = result_.allocations[it->second];
@@ -581,7 +585,7 @@ class NestWalker {
     return std::clamp<int64_t>(last - *base + 1, 0, lanes);
   }
 
-  // `func`: the staged Func (a load) or the output stored (out).
+  // A copy of `func` in (a produce of a staged Func) or out (`func` is the output stored).
   void record_transfer(const std::string& func, const Stmt& body, bool out) {
     const std::string& dest = func;
     const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
@@ -626,6 +630,7 @@ class NestWalker {
     }
     t.double_buffered = p && p->double_buffered;
     t.element_bytes = esize;
+    if (p) t.source = p->source;
     const auto key = std::make_tuple(func + (out ? ">" : "<"), t.rows, t.row_bytes, t.stride_bytes, int64_t(out));
     auto [it, fresh] = transfer_index_.emplace(key, result_.transfers.size());
     if (fresh) {
@@ -643,21 +648,6 @@ class NestWalker {
     count += mult_;
     loop = current_loop();
     record_transfer(op->name, op->body, false);
-  }
-
-  void transfer_out(const For* op) {
-    struct Stored : IRVisitor {
-      const std::set<std::string>* outputs;
-      std::set<std::string> found;
-      using IRVisitor::visit;
-      void visit(const Store* st) override {
-        if (outputs->count(st->name)) found.insert(st->name);
-        IRVisitor::visit(st);
-      }
-    } stored;
-    stored.outputs = &outputs_;
-    op->accept(&stored);
-    for (const std::string& out : stored.found) transfer_out(op, out);
   }
 
   void transfer_out(const For* op, const std::string& output) {
@@ -721,6 +711,10 @@ class NestWalker {
       w.m_loop = names[0];
       w.n_loop = names[1];
       w.k_loop = names[2];
+      w.source = m.source;
+      int64_t* whole[3] = {&w.m_whole, &w.n_whole, &w.k_whole};
+      for (size_t i = 0; i < 3 && i < m.whole.size(); ++i)
+        if (m.whole[i].defined()) *whole[i] = eval_int(m.whole[i], env_).value_or(0);
       result_.matrix.push_back(w);
     }
     MatrixWork& w = result_.matrix[it->second];
@@ -759,6 +753,7 @@ class NestWalker {
       v.func = func;
       const Placement* p = plan_.placement(func);
       v.buffer = p ? p->buffer : "";
+      if (p) v.source = p->source;
       v.lanes = st->value.type().lanes();
       // The arithmetic type, not the stored one: an int8 requantization computes in int32.
       const Type t = counted.widest.bits() ? counted.widest : st->value.type().element_of();
@@ -785,7 +780,7 @@ class NestWalker {
   }
 
   void store(const Store* op) {
-    if (outputs_.count(op->name)) fail("a store into the output " + op->name + " outside a copy loop");
+    if (outputs_.count(op->name)) fail("a store into output " + op->name + " outside a copy loop");
     OpCounter ops;
     ops.float_only = op->value.type().is_float();
     op->value.accept(&ops);
@@ -852,11 +847,6 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
     env[name + ".stride." + d] = stride;
     stride *= extents[i];
   }
-}
-
-OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op, const std::string& output,
-                        const Bindings& env) {
-  return NestWalker(plan, op, {output}, env).run(nest);
 }
 
 OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op,

@@ -24,10 +24,7 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
 
 // Reads the nest under `env` (every buffer field and parameter it needs). Throws
 // std::runtime_error naming the loop or allocation whose size it cannot evaluate.
-OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
-                        const std::string& op, const std::string& output, const Bindings& env);
-// The same for a pipeline with several outputs (per_token_quant's q and scale): stores into
-// any of them are DMA out.
+// `outputs`: the Func names of the pipeline's outputs (NpuPipeline::output_funcs).
 OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
                         const std::string& op, const std::vector<std::string>& outputs, const Bindings& env);
 

@@ -1,18 +1,20 @@
 #include "simulator/analysis/npu_sim_kernels.h"
 
 #include <mutex>
+#include <stdexcept>
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
-#include "runtime/ops/int8_gemm_channels.h"
 #include "runtime/registry.h"
-#include "schedules/npu/int8_gemm.h"
-#include "schedules/npu/rms_norm.h"
+#include "schedules/npu/npu_schedule.h"
 #include "simulator/analysis/op_simulation.h"
 
 namespace npukit::sim {
 namespace {
+
+using schedules::npu::ExtraInputs;
+using schedules::npu::NpuSchedule;
 
 Halide::Buffer<> jit_buffer(const TensorView& t) {
   HalideBuffer hb(t);
@@ -27,78 +29,133 @@ ArchSpec call_arch(const Call& call) {
   }
 }
 
-// Runs the op's NPU pipeline on the call's tensors; Halide errors become npukit errors.
-void realize(CompiledNpuOp& c, const Halide::ParamMap& params, const TensorView& out) {
+const ParamSpec* param_spec(const OpSpec& op, const std::string& name) {
+  for (const ParamSpec& p : op.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::mutex overrides_mutex;
+std::map<std::string, std::map<std::string, int64_t>> overrides;  // op → knobs
+
+// The schedule's request for this call: its shape, dtype and parameters.
+ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchSpec& arch) {
+  SimRequest r;
+  r.op = s.op;
+  if (s.call_shape) {
+    r.shape = s.call_shape(call);
+  } else {
+    for (const std::string& d : s.shape) r.shape[d] = call.dim(d);
+  }
+  if (s.call_dtype) {
+    r.dtype = s.call_dtype(call);
+  } else {
+    for (const TensorSpec& t : call.op->tensors) {
+      if (!t.read()) continue;
+      r.dtype = std::string(dtype_name(call.tensor(t.name).dtype));
+      break;
+    }
+  }
+  for (const auto& [name, value] : call.params.values()) r.params[name] = param_text(value);
+  {
+    std::lock_guard<std::mutex> lock(overrides_mutex);
+    if (auto it = overrides.find(s.op); it != overrides.end()) r.schedule = it->second;
+  }
+  try {
+    return resolve_request(r, arch);
+  } catch (const std::invalid_argument& e) {
+    fail(Errc::unsupported, std::string("npu-sim:") + call.arch + ": " + e.what());
+  }
+}
+
+// Runs the op's NPU pipeline, lowered for the host, on the call's tensors: inputs and
+// outputs by name (the call's tensors, then the schedule's extra inputs), int params from
+// the knobs, the shape, the extras and the op's integer parameters, float params from the
+// extras and the op's real parameters.
+void run_npu_sim(const NpuSchedule& s, const Call& call) {
+  const ArchSpec arch = call_arch(call);
+  const ResolvedRequest r = resolve_call(s, call, arch);
+  auto c = compiled_npu_op(s, r.variant, arch, r.knobs.at("double_buffer") != 0);
+  ExtraInputs extra;
+  if (s.prepare) s.prepare(call, extra);
+  auto tensor = [&](const std::string& name) -> const TensorView& {
+    if (auto it = extra.tensors.find(name); it != extra.tensors.end()) return it->second;
+    if (call.tensors.count(name)) return call.tensor(name);
+    fail(Errc::internal, s.op + " on npu-sim: no tensor for pipeline buffer " + name);
+  };
+  Halide::ParamMap pm;
+  std::vector<Halide::Buffer<>> keep;
+  keep.reserve(c->pipeline.inputs.size());
+  for (const Halide::ImageParam& p : c->pipeline.inputs) {
+    keep.push_back(jit_buffer(tensor(p.name())));
+    pm.set(p, keep.back());
+  }
+  for (const Halide::Param<int32_t>& p : c->pipeline.ints) {
+    const std::string& n = p.name();
+    int64_t v;
+    if (auto k = r.knobs.find(n); k != r.knobs.end()) {
+      v = k->second;
+    } else if (auto e = extra.ints.find(n); e != extra.ints.end()) {
+      v = e->second;
+    } else if (auto d = r.shape.find(n); d != r.shape.end()) {
+      v = d->second;
+    } else if (const ParamSpec* ps = param_spec(*call.op, n); ps && ps->kind == ParamSpec::Kind::integer) {
+      v = call.params.integer(n);
+    } else {
+      fail(Errc::internal, s.op + " on npu-sim: no value for int parameter " + n);
+    }
+    pm.set(p, static_cast<int32_t>(v));
+  }
+  for (const Halide::Param<float>& p : c->pipeline.floats) {
+    const std::string& n = p.name();
+    double v;
+    if (auto e = extra.floats.find(n); e != extra.floats.end()) {
+      v = e->second;
+    } else if (const ParamSpec* ps = param_spec(*call.op, n); ps && ps->kind == ParamSpec::Kind::real) {
+      v = call.params.real(n);
+    } else {
+      fail(Errc::internal, s.op + " on npu-sim: no value for float parameter " + n);
+    }
+    pm.set(p, static_cast<float>(v));
+  }
+  std::vector<Halide::Buffer<>> outs;
+  for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs) outs.push_back(jit_buffer(tensor(o.tensor)));
   static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
   std::lock_guard<std::mutex> lock(mutex);
   const Halide::Target target(halide_cpu_target(cpu_features()));
-  Halide::Buffer<> y = jit_buffer(out);
   try {  // libHalide is built with exceptions: JIT errors arrive as Halide::RuntimeError
-    c.pipeline.pipeline.realize(Halide::Realization(y), target, params);
+    c->pipeline.pipeline.realize(Halide::Realization(outs), target, pm);
   } catch (const std::exception& e) {
-    fail(Errc::kernel_failed, c.pipeline.op + " on npu-sim: " + e.what());
+    fail(Errc::kernel_failed, s.op + " on npu-sim: " + e.what());
   }
-}
-
-void rms_norm_npu(const Call& call) {
-  const ArchSpec arch = call_arch(call);
-  const TensorView& x = call.tensor("x");
-  const bool f32 = x.dtype == DType::float32;
-  const int64_t rows = call.dim("rows"), hidden = call.dim("hidden");
-  const schedules::npu::RowTiles t = schedules::npu::choose_row_tiles(arch, rows, hidden, f32 ? 4 : 2);
-  auto c = compiled_npu_op("rms_norm", f32 ? "float32" : "float16", arch, t.double_buffer);
-  Halide::ParamMap pm;
-  pm.set(c->pipeline.inputs[0], jit_buffer(x));
-  pm.set(c->pipeline.inputs[1], jit_buffer(call.tensor("weight")));
-  pm.set(c->pipeline.int_param("tile_rows"), static_cast<int32_t>(t.rows));
-  pm.set(c->pipeline.floats[0], static_cast<float>(call.params.real("eps")));
-  realize(*c, pm, call.tensor("y"));
-}
-
-void int8_gemm_npu(const Call& call) {
-  const ArchSpec arch = call_arch(call);
-  const int64_t M = call.dim("M"), N = call.dim("N"), K = call.dim("K");
-  const std::string out = call.params.choice("out");
-  const std::string variant = out != "int8" ? out : call.params.choice("rounding") == "fixed_point" ? "int8" : "int8_float";
-  const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out(variant));
-  auto c = compiled_npu_op("int8_gemm", variant, arch, t.double_buffer);
-  Halide::ParamMap pm;
-  std::vector<Halide::Buffer<>> keep;
-  Int8ChannelFactors f;
-  if (out != "int32") f = int8_channel_factors(call);
-  for (const Halide::ImageParam& p : c->pipeline.inputs) {
-    TensorView v;
-    if (p.name() == "a" || p.name() == "w") {
-      v = call.tensor(p.name());
-    } else {
-      void* data = p.name() == "multiplier" ? static_cast<void*>(f.multiplier.data())
-                 : p.name() == "shift"      ? static_cast<void*>(f.shift.data())
-                 : p.name() == "chan_scale" ? static_cast<void*>(f.chan_scale.data())
-                                            : static_cast<void*>(f.bias.data());
-      const bool is_int = p.name() == "multiplier" || p.name() == "shift";
-      v = TensorView{data, is_int ? DType::int32 : DType::float32, {N}, {}};
-    }
-    keep.push_back(jit_buffer(v));
-    pm.set(p, keep.back());
-  }
-  const std::pair<const char*, int64_t> values[] = {{"a_zero_point", call.params.integer("a_zero_point")},
-                                                    {"tile_m", t.m},
-                                                    {"tile_n", t.n},
-                                                    {"tile_k", t.k},
-                                                    {"out_zero_point", call.params.integer("out_zero_point")}};
-  for (const auto& [name, value] : values) pm.set(c->pipeline.int_param(name), static_cast<int32_t>(value));
-  realize(*c, pm, call.tensor("y"));
 }
 
 }  // namespace
+
+void set_npu_schedule_override(const std::string& op, const std::map<std::string, int64_t>& knobs) {
+  const NpuSchedule* s = schedules::npu::find_npu_schedule(op);
+  if (!s) throw std::invalid_argument("op " + op + ": no NPU schedule to override");
+  for (const auto& [name, value] : knobs) {
+    bool known = name == "double_buffer";
+    int64_t lo = 0, hi = 1;
+    for (const schedules::npu::Knob& k : s->knobs)
+      if (k.name == name) known = true, lo = k.min, hi = k.max;
+    if (!known) throw std::invalid_argument(op + ": unknown schedule key " + name);
+    if (value < lo || value > hi)
+      throw std::invalid_argument(op + ": schedule " + name + " = " + std::to_string(value) + ": must be in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  std::lock_guard<std::mutex> lock(overrides_mutex);
+  overrides[op] = knobs;
+}
 
 void register_npu_sim_kernels() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::vector<std::string> targets;
     for (const std::string& p : preset_names()) targets.push_back("npu-sim:" + p);
-    register_kernel("rms_norm", "npu-sim", rms_norm_npu, targets);
-    register_kernel("int8_gemm", "npu-sim", int8_gemm_npu, targets);
+    for (const NpuSchedule& s : schedules::npu::npu_schedules())
+      register_kernel(s.op, "npu-sim", [&s](const Call& call) { run_npu_sim(s, call); }, targets);
   });
 }
 

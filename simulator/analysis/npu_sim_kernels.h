@@ -3,10 +3,19 @@
 // its tile sizes are the ones `npukit sim` analyses for the same shape and arch.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
+
 namespace npukit::sim {
 
 // Registers the npu-sim kernels of the ops with NPU schedules (and "npu-sim:<preset>" for
 // listings). Idempotent.
 void register_npu_sim_kernels();
+
+// Knobs the npu-sim kernel of `op` uses instead of its chooser's, from now on in this
+// process (`npukit gate --schedule`). Names and ranges are checked here:
+// std::invalid_argument naming the knob otherwise.
+void set_npu_schedule_override(const std::string& op, const std::map<std::string, int64_t>& knobs);
 
 }  // namespace npukit::sim

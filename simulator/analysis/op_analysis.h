@@ -14,6 +14,24 @@
 
 namespace npukit::sim {
 
+// Where in an NPU schedule's source a placement or a matrix role was declared, so that a
+// rule it breaks points at the statement to change. file is relative to the repository
+// ("schedules/npu/rms_norm.cpp"); line 0 = unknown.
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  bool known() const { return line > 0; }
+  std::string text() const { return file + ":" + std::to_string(line); }
+};
+// `file` as __builtin_FILE() gives it (absolute in CMake builds), trimmed to the path
+// from the `schedules/` folder on when it has one.
+inline SourceLoc source_loc(const char* file, int line) {
+  std::string f = file ? file : "";
+  const size_t at = f.rfind("schedules/");
+  if (at != std::string::npos && (at == 0 || f[at - 1] == '/')) f = f.substr(at);
+  return SourceLoc{f, line};
+}
+
 // One loop of the lowered nest, outermost first, with concrete bounds.
 struct LoopInfo {
   std::string name;      // Halide's loop name, e.g. "acc.s1.x.xo"
@@ -31,6 +49,7 @@ struct Allocation {
   int64_t element_bytes = 1;
   bool double_buffered = false;  // two copies live: the one in use and the next one
   std::vector<Unit> readers;     // units that read it (matrix, vector, dma)
+  SourceLoc source;              // the schedule statement that placed it
   int64_t live_bytes() const { return double_buffered ? 2 * bytes : bytes; }
 };
 
@@ -52,6 +71,7 @@ struct Transfer {
   int64_t base_alignment = 4096;
   bool double_buffered = false;
   int64_t element_bytes = 0;  // bytes of one element (0: unknown)
+  SourceLoc source;           // the placement of `func`
   int64_t bytes() const { return rows * row_bytes; }
   int64_t total_bytes() const { return count * bytes(); }
 };
@@ -66,6 +86,8 @@ struct MatrixWork {
   int64_t m = 1, n = 1, k = 1;
   std::string m_loop, n_loop, k_loop;
   int64_t useful_macs = 0;  // MACs on real data (count·m·n·k minus the op's own padding)
+  int64_t m_whole = 0, n_whole = 0, k_whole = 0;  // the op's whole extents along m, n, k (0: unknown)
+  SourceLoc source;         // the schedule statement that gave the matrix unit this work
 };
 
 // Vector-unit work of one Func: element operations by class over the whole op.
@@ -79,6 +101,7 @@ struct VectorWork {
   // Largest power of two (bytes) dividing the offset of every vector access into its
   // buffer (Halide's alignment facts); compared with the buffer's alignment.
   int64_t access_alignment = 4096;
+  SourceLoc source;  // the placement of `func` (unknown for the output's epilogue)
 };
 
 struct OpAnalysis {

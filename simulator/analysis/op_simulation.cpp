@@ -1,5 +1,7 @@
 #include "simulator/analysis/op_simulation.h"
 
+#include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <mutex>
@@ -7,38 +9,43 @@
 #include <stdexcept>
 
 #include "runtime/cpu_features.h"
-#include "schedules/npu/int8_gemm.h"
-#include "schedules/npu/rms_norm.h"
+#include "runtime/error.h"
+#include "runtime/registry.h"
 #include "simulator/analysis/lowered_nest.h"
 
 namespace npukit::sim {
 
-using schedules::npu::GemmOut;
+using schedules::npu::Knob;
+using schedules::npu::Knobs;
+using schedules::npu::NpuSchedule;
+using schedules::npu::Shape;
 
 namespace {
 
 std::atomic<int64_t> lowerings{0};
 
-}  // namespace
-
-GemmOut gemm_out(const std::string& out) {
-  if (out == "int32") return GemmOut::int32;
-  if (out == "int8") return GemmOut::int8_fixed_point;
-  if (out == "int8_float") return GemmOut::int8_float;
-  if (out == "float32") return GemmOut::float32;
-  if (out == "float16") return GemmOut::float16;
-  throw std::invalid_argument("int8_gemm --out " + out + ": must be int32, int8, int8_float, float32 or float16");
+template <class T, class F>
+std::string names_of(const std::vector<T>& v, F name) {
+  std::string out;
+  for (const T& x : v) out += (out.empty() ? "" : ", ") + name(x);
+  return out;
 }
 
-namespace {
-
-// What a pipeline's code depends on in the arch: the buffers it names and the vector width.
+// What a pipeline's code may depend on in the arch (buffers by role and who reads them,
+// the vector width, the matrix unit's kind, dtypes and shape): variants built for two
+// specs that agree on these are the same code.
 std::string arch_key(const ArchSpec& a) {
+  std::ostringstream k;
   const BufferRoles& r = a.roles;
-  const Buffer* acc = a.find_buffer(r.matrix_acc);
-  const bool acc_vector = acc && acc->read_by(Unit::vector);  // decides the epilogue's staging
-  return r.matrix_a + "," + r.matrix_b + "," + r.matrix_acc + "," + r.vector + "," +
-         std::to_string(a.vector.bytes_per_cycle) + "," + (acc_vector ? "acc-vector" : "acc-staged");
+  k << r.matrix_a << ',' << r.matrix_b << ',' << r.matrix_acc << ',' << r.vector << ',' << a.vector.bytes_per_cycle;
+  for (const Buffer& b : a.buffers) {
+    k << '|' << b.name << ':' << b.alignment;
+    for (Unit u : b.readers) k << ',' << to_string(u);
+  }
+  k << '|' << to_string(a.matrix.kind) << ':' << a.matrix.rows << 'x' << a.matrix.cols << ':' << to_string(a.matrix.dataflow);
+  for (Dtype d : a.matrix.dtypes) k << ',' << to_string(d);
+  for (const auto& [d, s] : a.matrix.shapes) k << ',' << s.m0 << 'x' << s.k0 << 'x' << s.n0;
+  return k.str();
 }
 
 Halide::Target analysis_target() {
@@ -47,157 +54,177 @@ Halide::Target analysis_target() {
       .with_feature(Halide::Target::NoBoundsQuery);
 }
 
-const SimulatedOp& find_simulated(const std::string& op) {
-  for (const SimulatedOp& s : simulated_ops())
-    if (s.op == op) return s;
-  std::string names;
-  for (const SimulatedOp& s : simulated_ops()) names += (names.empty() ? "" : ", ") + s.op;
-  throw std::invalid_argument("op " + op + ": no NPU schedule (ops with one: " + names + ")");
+const NpuSchedule& find_schedule(const std::string& op) {
+  if (const NpuSchedule* s = schedules::npu::find_npu_schedule(op)) return *s;
+  throw std::invalid_argument("op " + op + ": no NPU schedule (ops with one: " +
+                              names_of(schedules::npu::npu_schedules(), [](const NpuSchedule& s) { return s.op; }) + ")");
 }
 
-int64_t dim(const SimRequest& r, const std::string& name) {
-  auto it = r.shape.find(name);
-  if (it == r.shape.end()) throw std::invalid_argument(r.op + ": shape needs " + name);
-  if (it->second <= 0 || it->second > INT32_MAX)
-    throw std::invalid_argument(r.op + ": shape " + name + " = " + std::to_string(it->second) +
-                                ": must be in [1, 2147483647] (Halide extents are int32)");
-  return it->second;
+const Knob* find_knob(const NpuSchedule& s, const std::string& name) {
+  for (const Knob& k : s.knobs)
+    if (k.name == name) return &k;
+  return nullptr;
 }
 
-int64_t knob(const SimRequest& r, const std::string& key, int64_t chosen) {
-  auto it = r.schedule.find(key);
-  if (it == r.schedule.end()) return chosen;
-  if (it->second < (key == "double_buffer" ? 0 : 1) || (key == "double_buffer" && it->second > 1) ||
-      it->second > INT32_MAX)
-    throw std::invalid_argument(r.op + ": schedule " + key + " = " + std::to_string(it->second) +
-                                (key == "double_buffer" ? ": must be 0 or 1" : ": must be in [1, 2147483647]"));
-  return it->second;
+void check_knob(const NpuSchedule& s, const std::string& name, int64_t value) {
+  int64_t lo = 0, hi = 1;
+  if (name != "double_buffer") {
+    const Knob* k = find_knob(s, name);
+    if (!k)
+      throw std::invalid_argument(s.op + ": unknown schedule key " + name + " (keys: " +
+                                  names_of(s.knobs, [](const Knob& k) { return k.name; }) + ", double_buffer)");
+    lo = k->min, hi = k->max;
+  }
+  if (value < lo || value > hi)
+    throw std::invalid_argument(s.op + ": schedule " + name + " = " + std::to_string(value) + ": must be in [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
 // The analysis walks every tile: refuse up front what would take minutes.
-struct TiledDim {
-  const char* name;
-  int64_t extent, tile;
-};
-void check_tile_count(const std::string& op, const std::vector<TiledDim>& dims) {
+void check_tile_count(const NpuSchedule& s, const Shape& shape, const Knobs& knobs) {
   constexpr double kLimit = 2e5;  // about 13 us a tile: a few seconds at most
   double tiles = 1;
   std::string what;
-  for (const TiledDim& d : dims) {
-    tiles *= std::ceil(double(d.extent) / double(d.tile));
-    what += std::string(what.empty() ? "" : " x ") + "ceil(" + d.name + " " + std::to_string(d.extent) + " / tile " +
-            std::to_string(d.tile) + ")";
+  for (const Knob& k : s.knobs) {
+    if (k.tiles.empty()) continue;
+    const int64_t extent = shape.at(k.tiles), tile = knobs.at(k.name);
+    tiles *= std::ceil(double(extent) / double(tile));
+    what += std::string(what.empty() ? "" : " x ") + "ceil(" + k.tiles + " " + std::to_string(extent) + " / " + k.name +
+            " " + std::to_string(tile) + ")";
   }
   if (tiles > kLimit)
-    throw std::invalid_argument(op + ": " + what + " = " + std::to_string(int64_t(tiles)) +
+    throw std::invalid_argument(s.op + ": " + what + " = " + std::to_string(int64_t(tiles)) +
                                 " tiles: the analysis walks every tile and stops at 200,000; use larger tiles "
                                 "(--schedule)");
 }
 
-}  // namespace
-
-const std::vector<SimulatedOp>& simulated_ops() {
-  static const std::vector<SimulatedOp> ops = {
-      {"int8_gemm", {"M", "K", "N"}, {"int8"}, {"tile_m", "tile_n", "tile_k", "double_buffer"},
-       {{"M", 1}, {"K", 4096}, {"N", 4096}}},
-      {"rms_norm", {"rows", "hidden"}, {"float16", "float32"}, {"tile_rows", "double_buffer"},
-       {{"rows", 16}, {"hidden", 4096}}},
-  };
-  return ops;
+Dtype analysis_dtype(const std::string& dtype) {
+  if (dtype == "int8") return Dtype::int8;
+  if (dtype == "float16") return Dtype::fp16;
+  if (dtype == "int32") return Dtype::int32;
+  return Dtype::fp32;
 }
+
+// Extents (innermost first) of a pipeline buffer named `name`: the schedule's own, or the
+// op tensor of that name's dims, reversed, taken from the shape.
+std::vector<int64_t> buffer_extents(const NpuSchedule& s, const std::map<std::string, std::vector<int64_t>>& extra,
+                                    const Shape& shape, const std::string& name) {
+  if (auto it = extra.find(name); it != extra.end()) return it->second;
+  const OpSpec& op = find_op(s.op);
+  for (const TensorSpec& t : op.tensors) {
+    if (t.name != name) continue;
+    std::vector<int64_t> ext;
+    for (auto d = t.dims.rbegin(); d != t.dims.rend(); ++d) {
+      auto v = shape.find(*d);
+      if (v == shape.end())
+        throw std::logic_error(s.op + " NPU schedule: tensor " + name + "'s dim " + *d +
+                               " is not in its shape; give the buffer's extents in extra_extents");
+      ext.push_back(v->second);
+    }
+    return ext;
+  }
+  throw std::logic_error(s.op + " NPU schedule: pipeline buffer " + name + " is no op tensor and has no extra_extents");
+}
+
+}  // namespace
 
 int64_t npu_lowerings() { return lowerings.load(); }
 
-std::shared_ptr<CompiledNpuOp> compiled_npu_op(const std::string& op, const std::string& variant, const ArchSpec& arch,
+std::shared_ptr<CompiledNpuOp> compiled_npu_op(const NpuSchedule& s, const std::string& variant, const ArchSpec& arch,
                                                bool double_buffer) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<CompiledNpuOp>> cache;
-  const std::string key = op + "|" + variant + "|" + arch_key(arch) + "|" + (double_buffer ? "db" : "sb");
+  const std::string key = s.op + "|" + variant + "|" + arch_key(arch) + "|" + (double_buffer ? "db" : "sb");
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   auto c = std::make_shared<CompiledNpuOp>();
-  if (op == "int8_gemm") {
-    c->pipeline = schedules::npu::int8_gemm_npu_pipeline(arch, gemm_out(variant), double_buffer);
-  } else if (op == "rms_norm") {
-    if (variant != "float32" && variant != "float16")
-      throw std::invalid_argument("rms_norm dtype = " + variant + ": must be float32 or float16");
-    c->pipeline = schedules::npu::rms_norm_npu_pipeline(arch, variant == "float32" ? Halide::Float(32) : Halide::Float(16),
-                                                        double_buffer);
-  } else {
-    find_simulated(op);  // throws with the list
-  }
+  c->pipeline = s.build(arch, variant, double_buffer);
   c->nest = capture_lowered_nest(c->pipeline, analysis_target());
   ++lowerings;
   cache[key] = c;
   return c;
 }
 
-std::string lowered_nest_text(const SimRequest& r, const ArchSpec& arch) {
-  const OpAnalysis a = analyse_op(r, arch);  // validates, and picks the variant
-  const std::string variant = r.op == "int8_gemm" ? r.out : (r.dtype.empty() ? find_simulated(r.op).dtypes.front() : r.dtype);
-  std::ostringstream s;
-  s << compiled_npu_op(r.op, variant, arch, a.schedule.at("double_buffer") != 0)->nest;
-  return s.str();
+ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
+  ResolvedRequest out;
+  const NpuSchedule& s = find_schedule(r.op);
+  out.schedule = &s;
+  out.shape = r.shape.empty() ? s.decode : r.shape;
+  for (const auto& [name, value] : out.shape) {
+    if (std::find(s.shape.begin(), s.shape.end(), name) == s.shape.end())
+      throw std::invalid_argument(r.op + ": unknown shape dim " + name + " (dims: " +
+                                  names_of(s.shape, [](const std::string& d) { return d; }) + ")");
+    if (value <= 0 || value > INT32_MAX)
+      throw std::invalid_argument(r.op + ": shape " + name + " = " + std::to_string(value) +
+                                  ": must be in [1, 2147483647] (Halide extents are int32)");
+  }
+  for (const std::string& d : s.shape) {
+    if (!out.shape.count(d)) throw std::invalid_argument(r.op + ": shape needs " + d);
+  }
+  for (const auto& [key, value] : r.schedule) check_knob(s, key, value);
+  out.dtype = r.dtype.empty() ? s.dtypes.front() : r.dtype;
+  if (std::find(s.dtypes.begin(), s.dtypes.end(), out.dtype) == s.dtypes.end())
+    throw std::invalid_argument(r.op + ": dtype " + out.dtype + " has no NPU schedule (dtypes: " +
+                                names_of(s.dtypes, [](const std::string& d) { return d; }) + ")");
+  const OpSpec& op = find_op(s.op);
+  try {
+    out.params = resolve_params(op.name, op.params, r.params);
+  } catch (const Error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  out.variant = s.variant(out.dtype, out.params);
+  out.knobs = s.choose(arch, out.variant, out.shape);
+  for (const auto& [key, value] : r.schedule) out.knobs[key] = value;
+  for (const Knob& k : s.knobs) {
+    if (!out.knobs.count(k.name)) throw std::logic_error(s.op + " NPU schedule: its chooser sets no " + k.name);
+  }
+  if (!out.knobs.count("double_buffer")) throw std::logic_error(s.op + " NPU schedule: its chooser sets no double_buffer");
+  return out;
 }
 
-OpAnalysis analyse_op(const SimRequest& r, const ArchSpec& arch) {
-  const SimulatedOp& s = find_simulated(r.op);
-  for (const auto& [name, value] : r.shape) {
-    if (std::find(s.shape.begin(), s.shape.end(), name) == s.shape.end())
-      throw std::invalid_argument(r.op + ": unknown shape dim " + name + " (dims: " + [&] {
-        std::string l;
-        for (const std::string& d : s.shape) l += (l.empty() ? "" : ", ") + d;
-        return l;
-      }() + ")");
-  }
-  for (const auto& [key, value] : r.schedule) {
-    if (std::find(s.schedule_keys.begin(), s.schedule_keys.end(), key) == s.schedule_keys.end()) {
-      std::string l;
-      for (const std::string& k : s.schedule_keys) l += (l.empty() ? "" : ", ") + k;
-      throw std::invalid_argument(r.op + ": unknown schedule key " + key + " (keys: " + l + ")");
-    }
-  }
-  const std::string dtype = r.dtype.empty() ? s.dtypes.front() : r.dtype;
-  if (std::find(s.dtypes.begin(), s.dtypes.end(), dtype) == s.dtypes.end())
-    throw std::invalid_argument(r.op + ": dtype " + dtype + " has no NPU schedule");
+OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const ArchSpec& arch) {
+  const NpuSchedule& s = *r.schedule;
+  for (const auto& [key, value] : knobs) check_knob(s, key, value);
+  check_tile_count(s, r.shape, knobs);
+  auto c = compiled_npu_op(s, r.variant, arch, knobs.at("double_buffer") != 0);
+  const auto extra = s.extra_extents ? s.extra_extents(r.shape) : std::map<std::string, std::vector<int64_t>>{};
   Bindings env;
-  OpAnalysis a;
-  if (r.op == "int8_gemm") {
-    const int64_t M = dim(r, "M"), K = dim(r, "K"), N = dim(r, "N");
-    const schedules::npu::GemmTiles t = schedules::npu::choose_gemm_tiles(arch, M, N, K, gemm_out(r.out));
-    const bool db = knob(r, "double_buffer", t.double_buffer);
-    auto c = compiled_npu_op(r.op, r.out, arch, db);
-    for (const Halide::ImageParam& p : c->pipeline.inputs) {
-      if (p.name() == "a") bind_dense_buffer(env, "a", {K, M});
-      else if (p.name() == "w") bind_dense_buffer(env, "w", {K, N});
-      else bind_dense_buffer(env, p.name(), {N});
+  for (const Halide::ImageParam& p : c->pipeline.inputs)
+    bind_dense_buffer(env, p.name(), buffer_extents(s, extra, r.shape, p.name()));
+  for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs)
+    bind_dense_buffer(env, o.func, buffer_extents(s, extra, r.shape, o.tensor));
+  // Int params: a knob, a shape dim, or an integer op parameter of that name; values that
+  // do not shape the nest (zero points) need not be exact.
+  for (const Halide::Param<int32_t>& p : c->pipeline.ints) {
+    int64_t v = 0;
+    if (auto k = knobs.find(p.name()); k != knobs.end()) {
+      v = k->second;
+    } else if (auto d = r.shape.find(p.name()); d != r.shape.end()) {
+      v = d->second;
+    } else if (auto q = r.params.values().find(p.name());
+               q != r.params.values().end() && std::holds_alternative<int64_t>(q->second)) {
+      v = std::get<int64_t>(q->second);
     }
-    bind_dense_buffer(env, c->pipeline.output, {N, M});
-    env["tile_m"] = knob(r, "tile_m", t.m);
-    env["tile_n"] = knob(r, "tile_n", t.n);
-    env["tile_k"] = knob(r, "tile_k", t.k);
-    check_tile_count(r.op, {{"N", N, env["tile_n"]}, {"M", M, env["tile_m"]}, {"K", K, env["tile_k"]}});
-    a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
-    a.dtype = Dtype::int8;
-    a.shape = {{"M", M}, {"K", K}, {"N", N}};
-    a.schedule = {{"tile_m", env["tile_m"]}, {"tile_n", env["tile_n"]}, {"tile_k", env["tile_k"]}, {"double_buffer", db}};
-  } else {
-    const int64_t rows = dim(r, "rows"), hidden = dim(r, "hidden");
-    const int64_t esize = dtype == "float32" ? 4 : 2;
-    const schedules::npu::RowTiles t = schedules::npu::choose_row_tiles(arch, rows, hidden, esize);
-    const bool db = knob(r, "double_buffer", t.double_buffer);
-    auto c = compiled_npu_op(r.op, dtype, arch, db);
-    bind_dense_buffer(env, "x", {hidden, rows});
-    bind_dense_buffer(env, "weight", {hidden});
-    bind_dense_buffer(env, c->pipeline.output, {hidden, rows});
-    env["tile_rows"] = knob(r, "tile_rows", t.rows);
-    check_tile_count(r.op, {{"rows", rows, env["tile_rows"]}});
-    a = analyse_nest(c->nest, c->pipeline.plan, r.op, c->pipeline.output, env);
-    a.dtype = esize == 4 ? Dtype::fp32 : Dtype::fp16;
-    a.shape = {{"rows", rows}, {"hidden", hidden}};
-    a.schedule = {{"tile_rows", env["tile_rows"]}, {"double_buffer", db}};
+    env[p.name()] = v;
   }
+  OpAnalysis a = analyse_nest(c->nest, c->pipeline.plan, s.op, c->pipeline.output_funcs(), env);
+  a.dtype = analysis_dtype(r.dtype);
+  a.shape = r.shape;
+  a.schedule = knobs;
   return a;
+}
+
+OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch) {
+  const ResolvedRequest r = resolve_request(request, arch);
+  return analyse_resolved(r, r.knobs, arch);
+}
+
+std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
+  const ResolvedRequest r = resolve_request(request, arch);
+  analyse_resolved(r, r.knobs, arch);  // the same checks as the analysis
+  std::ostringstream s;
+  s << compiled_npu_op(*r.schedule, r.variant, arch, r.knobs.at("double_buffer") != 0)->nest;
+  return s.str();
 }
 
 }  // namespace npukit::sim

@@ -489,6 +489,17 @@ const DmaEngine* ArchSpec::find_dma(const std::string& n) const {
   return nullptr;
 }
 
+const DmaEngine& ArchSpec::dma_for(DmaDirection want) const {
+  if (dma.empty()) throw std::invalid_argument("arch " + name + ": no DMA engine to carry transfers");
+  const char* what = want == DmaDirection::in ? "loads (direction in or both)" : "stores (direction out or both)";
+  for (const DmaEngine& e : dma)
+    if (e.direction_given && (e.direction == want || e.direction == DmaDirection::both)) return e;
+  for (const DmaEngine& e : dma)
+    if (e.direction_given) throw std::invalid_argument("arch " + name + ": no DMA engine carries " + what);
+  if (want == DmaDirection::out && dma.size() > 1) return dma[1];
+  return dma[0];
+}
+
 double ArchSpec::peak_ops_per_second(Dtype d) const {
   return static_cast<double>(matrix.macs_per_cycle(d)) * 2.0 * clock_ghz * 1e9 *
          static_cast<double>(cores);

@@ -101,6 +101,10 @@ struct ArchSpec {
 
   const Buffer* find_buffer(const std::string& name) const;
   const DmaEngine* find_dma(const std::string& name) const;
+  // The engine that carries loads (`in`) or stores (`out`): the first that says it carries
+  // that direction; when none says, the first engine loads and the second (if any) stores.
+  // std::invalid_argument when no engine carries it.
+  const DmaEngine& dma_for(DmaDirection direction) const;
   // Whole-chip peak: MACs/cycle × 2 ops × clock × cores, in ops per second.
   double peak_ops_per_second(Dtype d) const;
   // DRAM bytes one core may move per cycle when all cores stream at once.

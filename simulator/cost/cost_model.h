@@ -79,6 +79,13 @@ struct CostReport {
 
   int64_t busy(Pipe p) const { return busy_cycles[static_cast<size_t>(p)]; }
   double util(Pipe p) const { return utilization[static_cast<size_t>(p)]; }
+  // The unit with the most busy cycles (the first of equals in kPipes order).
+  Pipe busiest() const {
+    Pipe best = Pipe::matrix;
+    for (Pipe p : kPipes)
+      if (busy(p) > busy(best)) best = p;
+    return best;
+  }
 };
 
 // Matrix-unit cycles of `w.count` tile products (cube: whole m0×k0×n0 steps; systolic:

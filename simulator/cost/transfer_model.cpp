@@ -5,17 +5,7 @@
 namespace npukit::sim {
 
 const DmaEngine& dma_engine_for(const ArchSpec& arch, Direction direction) {
-  if (arch.dma.empty()) throw std::invalid_argument("arch " + arch.name + ": no DMA engine to carry transfers");
-  // Engines that say their direction: the first that carries this one. Otherwise the
-  // first engine loads and the second (if any) stores.
-  const DmaDirection want = direction == Direction::in ? DmaDirection::in : DmaDirection::out;
-  for (const DmaEngine& e : arch.dma)
-    if (e.direction_given && (e.direction == want || e.direction == DmaDirection::both)) return e;
-  for (const DmaEngine& e : arch.dma)
-    if (e.direction_given) throw std::invalid_argument("arch " + arch.name + ": no DMA engine carries " +
-                                                       (direction == Direction::in ? "loads (direction in or both)" : "stores (direction out or both)"));
-  if (direction == Direction::out && arch.dma.size() > 1) return arch.dma[1];
-  return arch.dma[0];
+  return arch.dma_for(direction == Direction::in ? DmaDirection::in : DmaDirection::out);
 }
 
 int64_t transfer_runs(const Transfer& t) {

@@ -5,10 +5,12 @@
 namespace npukit::sim {
 
 nlohmann::json violation_to_json(const Violation& v) {
-  return {{"rule", v.rule},         {"op", v.op},       {"func", v.func},
-          {"loop", v.loop},         {"value", v.value}, {"limit", v.limit},
-          {"message", v.message},   {"suggestion", v.suggestion},
-          {"severity", to_string(v.severity)}};
+  nlohmann::json j = {{"rule", v.rule},       {"op", v.op},       {"func", v.func},
+                      {"loop", v.loop},       {"value", v.value}, {"limit", v.limit},
+                      {"message", v.message}, {"suggestion", v.suggestion},
+                      {"severity", to_string(v.severity)}};
+  j["source"] = v.source.known() ? nlohmann::json{{"file", v.source.file}, {"line", v.source.line}} : nlohmann::json();
+  return j;
 }
 
 // What the lowering pass found: the facts every number above is computed from.

@@ -42,13 +42,6 @@ std::string rpad(const std::string& s, size_t width) {
   return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
 }
 
-Pipe busiest(const CostReport& c) {
-  Pipe best = Pipe::matrix;
-  for (Pipe p : kPipes)
-    if (c.busy(p) > c.busy(best)) best = p;
-  return best;
-}
-
 }  // namespace
 
 std::string format_shape(const OpAnalysis& a) {
@@ -93,8 +86,8 @@ std::string format_table(const SimResult& s) {
     << static_cast<int64_t>(s.violations.size()) - errors << " warning"
     << (s.violations.size() - errors == 1 ? "" : "s") << "\n";
   for (const Violation& v : s.violations) {
-    o << "  " << to_string(v.severity) << " [" << v.rule << "] " << v.func << (v.loop.empty() ? "" : " @ " + v.loop)
-      << ": " << v.message << "\n";
+    o << "  " << (v.source.known() ? v.source.text() + ": " : "") << to_string(v.severity) << " [" << v.rule << "] "
+      << v.func << (v.loop.empty() ? "" : " @ " + v.loop) << ": " << v.message << "\n";
     o << "    fix: " << v.suggestion << "\n";
   }
   return o.str();
@@ -102,17 +95,18 @@ std::string format_table(const SimResult& s) {
 
 std::string format_summary_header() {
   return pad("op", 16) + pad("dtype", 8) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " + pad("bound", 10) +
-         pad("busiest unit", 20) + "violations\n";
+         pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
 }
 
 std::string format_summary_row(const SimResult& s) {
   const CostReport& c = s.cost;
-  const Pipe b = busiest(c);
+  const Pipe b = c.busiest();
   const int64_t errors = count_errors(s.violations);
   const int64_t warnings = static_cast<int64_t>(s.violations.size()) - errors;
   return pad(s.analysis.op, 16) + pad(to_string(s.analysis.dtype), 8) + pad(format_shape(s.analysis), 28) + rpad(grouped(c.total_cycles), 14) +
          rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
-         pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + std::to_string(errors) + " E, " +
+         pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + rpad(grouped(s.analysis.dram_bytes()), 14) + "  " +
+         std::to_string(errors) + " E, " +
          std::to_string(warnings) + " W\n";
 }
 

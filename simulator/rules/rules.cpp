@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include "simulator/arch/dtype_bytes.h"
 #include "simulator/cost/transfer_model.h"
+#include "simulator/rules/footprint.h"
 
 namespace npukit::sim {
 namespace {
@@ -59,7 +61,21 @@ class Checker {
  private:
   void add(const char* rule, const std::string& func, const std::string& loop, int64_t value, int64_t limit,
            std::string message, std::string suggestion, Violation::Severity severity) {
-    out_.push_back(Violation{rule, a_.op, func, loop, value, limit, std::move(message), std::move(suggestion), severity});
+    out_.push_back(Violation{rule, a_.op, func, loop, value, limit, std::move(message), std::move(suggestion), severity,
+                             source_of(func)});
+  }
+
+  // The schedule statement behind `func`: its placement, else its matrix role.
+  SourceLoc source_of(const std::string& func) const {
+    for (const Allocation& al : a_.allocations)
+      if (al.func == func && al.source.known()) return al.source;
+    for (const MatrixWork& w : a_.matrix)
+      if (w.func == func && w.source.known()) return w.source;
+    for (const Transfer& t : a_.transfers)
+      if (t.func == func && t.source.known()) return t.source;
+    for (const VectorWork& v : a_.vector)
+      if (v.func == func && v.source.known()) return v.source;
+    return {};
   }
 
   std::string supported_dtypes() const {
@@ -81,9 +97,13 @@ class Checker {
   }
 
   // One tile dimension against the unit dimension it is laid along.
+  // `whole`: the op's extent along the dim (0: unknown). A tile that is the whole of a dim
+  // smaller than the unit pads because of the op's shape (decode's M = 1), which no
+  // schedule can change: the cost model counts the idle MACs, the rules stay quiet.
   void tile_dim(const MatrixWork& w, const char* dim, int64_t extent, const std::string& loop, int64_t unit,
-                const std::string& unit_name, const std::string& context) {
+                const std::string& unit_name, const std::string& context, int64_t whole) {
     if (unit <= 0 || extent <= 0 || extent % unit == 0) return;
+    if (whole > 0 && extent == whole && whole < unit) return;
     const int64_t padded = round_up(extent, unit);
     const double waste = static_cast<double>(padded - extent) / static_cast<double>(padded);
     const int64_t below = extent / unit * unit;
@@ -106,9 +126,9 @@ class Checker {
       if (mu.kind == MatrixKind::cube) {
         const CubeShape& s = mu.shapes.at(w.dtype);
         const std::string ctx = std::string(" for ") + to_string(w.dtype);
-        tile_dim(w, "M", w.m, w.m_loop, s.m0, "m0", ctx);
-        tile_dim(w, "N", w.n, w.n_loop, s.n0, "n0", ctx);
-        tile_dim(w, "K", w.k, w.k_loop, s.k0, "k0", ctx);
+        tile_dim(w, "M", w.m, w.m_loop, s.m0, "m0", ctx, w.m_whole);
+        tile_dim(w, "N", w.n, w.n_loop, s.n0, "n0", ctx, w.n_whole);
+        tile_dim(w, "K", w.k, w.k_loop, s.k0, "k0", ctx, w.k_whole);
         continue;
       }
       // Systolic: the dataflow decides which GEMM dims are laid along rows and columns
@@ -117,16 +137,16 @@ class Checker {
                               to_string(mu.dataflow) + " array";
       switch (mu.dataflow) {
         case Dataflow::ws:
-          tile_dim(w, "K", w.k, w.k_loop, mu.rows, "rows", ctx);
-          tile_dim(w, "N", w.n, w.n_loop, mu.cols, "cols", ctx);
+          tile_dim(w, "K", w.k, w.k_loop, mu.rows, "rows", ctx, w.k_whole);
+          tile_dim(w, "N", w.n, w.n_loop, mu.cols, "cols", ctx, w.n_whole);
           break;
         case Dataflow::os:
-          tile_dim(w, "M", w.m, w.m_loop, mu.rows, "rows", ctx);
-          tile_dim(w, "N", w.n, w.n_loop, mu.cols, "cols", ctx);
+          tile_dim(w, "M", w.m, w.m_loop, mu.rows, "rows", ctx, w.m_whole);
+          tile_dim(w, "N", w.n, w.n_loop, mu.cols, "cols", ctx, w.n_whole);
           break;
         case Dataflow::is:
-          tile_dim(w, "K", w.k, w.k_loop, mu.rows, "rows", ctx);
-          tile_dim(w, "M", w.m, w.m_loop, mu.cols, "cols", ctx);
+          tile_dim(w, "K", w.k, w.k_loop, mu.rows, "rows", ctx, w.k_whole);
+          tile_dim(w, "M", w.m, w.m_loop, mu.cols, "cols", ctx, w.m_whole);
           break;
       }
     }
@@ -205,17 +225,15 @@ class Checker {
       std::vector<const Allocation*> in;
       for (const Allocation& al : a_.allocations)
         if (al.buffer == b.name) in.push_back(&al);
-      auto footprint = [&](const Allocation* al) {
-        return round_up(al->bytes, b.alignment) * (al->double_buffered ? 2 : 1);
-      };
+      auto footprint = [&](const Allocation* al) { return buffer_footprint(b, al->bytes, al->double_buffered); };
       int64_t live = 0;
-      for (const Allocation* al : in) live += footprint(al);
+      for (const Allocation* al : in) live = std::min(live + footprint(al), std::numeric_limits<int64_t>::max() / 2);
       if (live <= b.bytes) continue;
       const int64_t over = live - b.bytes;
       std::sort(in.begin(), in.end(), [&](auto* x, auto* y) { return footprint(x) > footprint(y); });
       std::vector<std::string> parts;
       for (const Allocation* al : in)
-        parts.push_back(al->func + " " + (al->double_buffered ? "2x" : "") + std::to_string(round_up(al->bytes, b.alignment)) +
+        parts.push_back(al->func + " " + (al->double_buffered ? "2x" : "") + std::to_string(buffer_footprint(b, al->bytes, false)) +
                         " B");
       const Allocation* big = in.front();
       const int64_t halve_saves = footprint(big) / 2;
@@ -223,8 +241,8 @@ class Checker {
                         std::to_string(halve_saves) + " B" +
                         (halve_saves >= over ? "" : " (not enough alone: shrink further or also other tiles)");
       for (const Allocation* al : in) {
-        if (!al->double_buffered || round_up(al->bytes, b.alignment) < over) continue;
-        fix += "; or stop double-buffering " + al->func + ": saves " + std::to_string(round_up(al->bytes, b.alignment)) +
+        if (!al->double_buffered || buffer_footprint(b, al->bytes, false) < over) continue;
+        fix += "; or stop double-buffering " + al->func + ": saves " + std::to_string(buffer_footprint(b, al->bytes, false)) +
                " B but exposes its transfers";
         break;
       }

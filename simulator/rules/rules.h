@@ -20,6 +20,7 @@ struct Violation {
   std::string message;     // one line, with the numbers
   std::string suggestion;  // a concrete fix
   enum Severity { warning, error } severity = error;
+  SourceLoc source;        // the schedule statement to change (unknown when no placement made it)
 };
 
 const char* to_string(Violation::Severity s);

@@ -1,0 +1,83 @@
+// What each NPU schedule registers, once, beside its code (schedules/npu/<op>.cpp): how to
+// build its pipeline per variant, the shapes and knobs it takes, how it picks its knobs for
+// a shape, and what its npu-sim kernel needs beyond the call's own tensors and parameters.
+// The simulator (simulator/analysis/op_simulation), the npu-sim kernels and every tool read
+// only this, so they name no op. A schedule is listed by one CMake line,
+// `npukit_add_npu_schedule(<op>)` in simulator/CMakeLists.txt, which compiles
+// schedules/npu/<op>.cpp and lists its `npu_schedule_<op>()`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/op_spec.h"
+#include "schedules/npu/npu_pipeline.h"
+#include "simulator/arch/arch_spec.h"
+
+namespace npukit::schedules::npu {
+
+using Shape = std::map<std::string, int64_t>;  // named dims → extents
+using Knobs = std::map<std::string, int64_t>;  // schedule knob → value
+
+// A schedule knob: a tile extent, a split count, a placement choice. Every schedule also
+// has `double_buffer` (0 or 1), which needs no declaration.
+struct Knob {
+  std::string name;
+  int64_t min = 1, max = 2147483647;
+  // The shape dim whose loop this knob tiles: the analysis walks every tile, so it refuses
+  // up front a shape whose tile count (Π ceil(dim / knob)) would take minutes.
+  std::string tiles;
+};
+
+// Inputs and scalars an npu-sim run needs that are not the call's own: derived tensors
+// (int8_gemm's per-channel factors), values computed from parameters. Owns its storage.
+struct ExtraInputs {
+  std::map<std::string, std::vector<uint8_t>> storage;
+  std::map<std::string, TensorView> tensors;  // by ImageParam name
+  std::map<std::string, int64_t> ints;        // by Param name
+  std::map<std::string, double> floats;
+  // A tensor backed by `storage`: `count` elements of `dtype` (shape [count]).
+  void* add_tensor(const std::string& name, DType dtype, std::vector<int64_t> shape);
+};
+
+struct NpuSchedule {
+  std::string op;                   // the OpSpec's name
+  std::vector<std::string> shape;   // the dims `npukit sim --shape` takes
+  std::vector<std::string> dtypes;  // operand dtypes with a schedule, the default first
+  Shape decode, prefill;            // default shapes: `npukit sim`, `sim --all`, the tuner's docs
+  std::vector<Knob> knobs;          // besides double_buffer
+
+  // The variant (one compiled pipeline) for an operand dtype and the op's resolved
+  // parameters: a short name, e.g. "float16" or "int8_fixed_point". Throws
+  // std::invalid_argument naming the parameter when the schedule cannot run it.
+  std::function<std::string(const std::string& dtype, const Params& params)> variant;
+  // The variant's pipeline for `arch`. Its inputs and outputs are named as the op's
+  // tensors (NpuPipeline::add_input / add_output); its int params as knobs, op parameters
+  // or ExtraInputs::ints.
+  std::function<NpuPipeline(const sim::ArchSpec& arch, const std::string& variant, bool double_buffer)> build;
+  // The knobs for a shape, double_buffer included: what `npukit sim` and the npu-sim
+  // kernel use unless told otherwise. Footprints through sim::fits_buffers /
+  // sim::buffer_footprint (simulator/rules/footprint.h), what the capacity rule counts with.
+  std::function<Knobs(const sim::ArchSpec& arch, const std::string& variant, const Shape& shape)> choose;
+
+  // Optional. The shape of a validated call; default: the call's named dims that `shape` lists.
+  std::function<Shape(const Call& call)> call_shape;
+  // Optional. The operand dtype of a call (what `variant` takes); default: the dtype of the
+  // op's first input tensor.
+  std::function<std::string(const Call& call)> call_dtype;
+  // Optional. What the npu-sim run needs beyond the call's tensors and parameters.
+  std::function<void(const Call& call, ExtraInputs& extra)> prepare;
+  // Optional. Extents (innermost first) of pipeline buffers that are not op tensors, for
+  // the analysis of a shape (e.g. int8_gemm's channel factors: {N}).
+  std::function<std::map<std::string, std::vector<int64_t>>(const Shape& shape)> extra_extents;
+};
+
+// Every registered NPU schedule, in a stable order (by op name).
+const std::vector<NpuSchedule>& npu_schedules();
+// The schedule of `op`, or nullptr.
+const NpuSchedule* find_npu_schedule(const std::string& op);
+
+}  // namespace npukit::schedules::npu

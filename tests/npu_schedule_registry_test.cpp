@@ -1,0 +1,100 @@
+// Every registered NPU schedule, through the registration alone (no op names here): its
+// chooser never picks knobs the capacity rule rejects (they count through one footprint
+// function), its default decode and prefill shapes are strict-clean on every preset or
+// refused by a rule that says the hardware lacks what it needs, and the tuner never does
+// worse than the default.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "schedules/npu/npu_schedule.h"
+#include "simulator/analysis/op_simulation.h"
+#include "simulator/analysis/tuner.h"
+#include "simulator/simulate.h"
+
+namespace npukit::sim {
+namespace {
+
+using schedules::npu::NpuSchedule;
+using schedules::npu::npu_schedules;
+
+// A random shape around the schedule's defaults: each dim its decode or prefill value, or
+// a random extent up to twice the larger (shapes the op's rules refuse are skipped).
+SimRequest random_request(const NpuSchedule& s, std::mt19937_64& rng) {
+  SimRequest r;
+  r.op = s.op;
+  r.dtype = s.dtypes[rng() % s.dtypes.size()];
+  for (const std::string& d : s.shape) {
+    const int64_t a = s.decode.at(d), b = s.prefill.at(d);
+    switch (rng() % 3) {
+      case 0: r.shape[d] = a; break;
+      case 1: r.shape[d] = b; break;
+      default: r.shape[d] = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * std::max(a, b)));
+    }
+  }
+  return r;
+}
+
+TEST(NpuSchedules, ChosenKnobsPassTheCapacityRule) {
+  std::mt19937_64 rng(11);
+  ASSERT_GE(npu_schedules().size(), 2u);
+  for (const NpuSchedule& s : npu_schedules()) {
+    int analysed = 0;
+    for (const std::string& name : preset_names()) {
+      const ArchSpec& arch = preset(name);
+      for (int i = 0; i < 10; ++i) {
+        const SimRequest r = random_request(s, rng);
+        OpAnalysis a;
+        try {
+          a = analyse_op(r, arch);
+        } catch (const std::invalid_argument&) {
+          continue;  // a shape the op refuses, or too many tiles to walk
+        }
+        ++analysed;
+        for (const Violation& v : check_rules(a, arch, false))
+          EXPECT_NE(v.rule, "buffer_capacity") << s.op << " on " << name << ": " << v.message;
+      }
+    }
+    EXPECT_GE(analysed, 20) << s.op << ": too few random shapes were analysable";
+  }
+}
+
+TEST(NpuSchedules, DefaultShapesAreStrictCleanOrSayWhatTheHardwareLacks) {
+  for (const NpuSchedule& s : npu_schedules()) {
+    for (const std::string& name : preset_names()) {
+      const ArchSpec& arch = preset(name);
+      for (const std::string& dtype : s.dtypes) {
+        for (const auto& shape : {s.decode, s.prefill}) {
+          SimRequest r;
+          r.op = s.op;
+          r.dtype = dtype;
+          r.shape = shape;
+          const SimResult res = simulate(analyse_op(r, arch), arch, true);
+          for (const Violation& v : res.violations)
+            EXPECT_EQ(v.rule, "matrix_dtype") << s.op << " " << dtype << " on " << name << ": " << v.message;
+        }
+      }
+    }
+  }
+}
+
+TEST(NpuSchedules, TunerIsNeverWorseThanTheDefault) {
+  const ArchSpec& arch = preset("edge-6tops");
+  for (const NpuSchedule& s : npu_schedules()) {
+    SimRequest r;
+    r.op = s.op;
+    r.shape = s.decode;
+    TuneOptions o;
+    o.budget_s = 2;
+    const TuneResult t = tune(r, arch, o);
+    ASSERT_FALSE(t.valid.empty()) << s.op;
+    ASSERT_TRUE(t.default_valid) << s.op;
+    EXPECT_LE(t.valid.front().result.cost.total_cycles, t.best_default.result.cost.total_cycles) << s.op;
+    EXPECT_GT(t.evaluated, 1) << s.op;
+    for (size_t i = 1; i < t.valid.size(); ++i)
+      EXPECT_LE(t.valid[i - 1].result.cost.total_cycles, t.valid[i].result.cost.total_cycles);
+  }
+}
+
+}  // namespace
+}  // namespace npukit::sim
