@@ -83,7 +83,7 @@ def main():
         want = np.load(os.path.join(d, "a.npy")).astype(np.int64) @ np.load(os.path.join(d, "w.npy")).astype(np.int64).T
         checks.append(("npu-sim runs agree with numpy and cpu",
                        all(o is not None and np.array_equal(o, want) for o in outs.values())))
-        rc, out, err = run(npukit, "gate", "--op", "rope", "--target", "npu-sim:edge-6tops", "--class", "normal")
+        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal")
         checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
                        "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
     return report_checks(checks)
