@@ -1,5 +1,7 @@
 #include "ops/int8_gemm.h"
 
+#include "ops/round_even.h"
+
 namespace npukit::ops {
 
 using namespace Halide;
@@ -52,7 +54,7 @@ Expr requantize_fixed_point(Expr acc, Expr multiplier, Expr shift, Expr out_zero
 Expr requantize_float(Expr acc, Expr m, Expr out_zero_point) {
   // strict_float: the contract is fp32 round-to-nearest-even, not whatever fast-math fuses.
   Expr v = strict_float(cast<float>(acc) * m);
-  Expr r = strict_float(round(v));  // Halide's round is ties-to-even
+  Expr r = strict_float(round_half_even(v));
   Expr q = strict_float(clamp(r + cast<float>(out_zero_point), -128.0f, 127.0f));
   return cast<int8_t>(q);
 }

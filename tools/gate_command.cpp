@@ -71,7 +71,7 @@ void add_gate(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<GateArgs>();
   CLI::App* sub = app.add_subcommand("gate", "check every op x target x input class against its golden reference");
   sub->add_option("--op", args->options.ops, "ops to gate (default: all)");
-  sub->add_option("--target", args->options.targets, "targets: cpu, cpu:<tier>, npu-sim:<preset or arch.yaml> (default: cpu)");
+  sub->add_option("--target", args->options.targets, "targets: cpu, cpu:<tier>, gpu-opencl, gpu-cuda, npu-sim:<preset or arch.yaml> (default: cpu)");
   sub->add_option("--class", args->options.classes, "input classes (default: all)");
   sub->add_option("--dtype", args->options.dtypes, "storage dtypes (default: each op's)");
   sub->add_option("--case", args->options.case_index, "run only this case index of each class (for repro)");

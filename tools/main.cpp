@@ -1,19 +1,28 @@
 // npukit: gate, run, list and simulate the kit's operators.
+// Built twice: `npukit` with the simulator (npu-sim kernels, which JIT-compile with libHalide)
+// and `npukit-device` without it (NPUKIT_NO_SIMULATOR): gate, run and list over the AOT
+// kernels only, small and free of libHalide/libLLVM, for GPU machines that have neither.
 #include <iostream>
 
 #include "runtime/error.h"
-#include "simulator/analysis/npu_sim_kernels.h"
 #include "tools/commands.h"
+#ifndef NPUKIT_NO_SIMULATOR
+#include "simulator/analysis/npu_sim_kernels.h"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"npukit: write, check and simulate LLM-decode operators"};
   app.require_subcommand(1);
   int exit_code = 0;
+#ifndef NPUKIT_NO_SIMULATOR
   npukit::sim::register_npu_sim_kernels();
+#endif
   npukit::cli::add_gate(app, exit_code);
   npukit::cli::add_run(app, exit_code);
   npukit::cli::add_list(app, exit_code);
+#ifndef NPUKIT_NO_SIMULATOR
   npukit::cli::add_sim(app, exit_code);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -2,7 +2,10 @@
 #include "golden/rms_norm.h"
 #include "golden/rms_norm_cases.h"
 #include "kernels/rms_norm_f16.h"
+#include "kernels/rms_norm_f16_gpu.h"
 #include "kernels/rms_norm_f32.h"
+#include "kernels/rms_norm_f32_gpu.h"
+#include "runtime/gpu_call.h"
 #include "runtime/halide_call.h"
 #include "runtime/registry.h"
 
@@ -21,6 +24,22 @@ void rms_norm_cpu(const Call& call) {
     run_cpu(kernels::rms_norm_f16, "rms_norm_f16", call);
   } else {
     run_cpu(kernels::rms_norm_f32, "rms_norm_f32", call);
+  }
+}
+
+template <class Table>
+void run_gpu(const Table& table, const char* kernel, const Call& call) {
+  GpuCall g(table, kernel, call.target);
+  g.run(g.in(call.tensor("x")), g.in(call.tensor("weight")), static_cast<float>(call.params.real("eps")),
+        g.out(call.tensor("y")));
+}
+
+// Both GPU families: the call's target picks the variant.
+void rms_norm_gpu(const Call& call) {
+  if (call.tensor("x").dtype == DType::float16) {
+    run_gpu(kernels::rms_norm_f16_gpu, "rms_norm_f16", call);
+  } else {
+    run_gpu(kernels::rms_norm_f32_gpu, "rms_norm_f32", call);
   }
 }
 
@@ -62,8 +81,9 @@ OpSpec make_spec() {
   };
   op.params = {{"eps", ParamSpec::Kind::real, "1e-5", 0.0, 1.0, {},
                 "added to mean(x^2) before the square root; 0 makes an all-zero row NaN"}};
-  op.kernels = {{"cpu", rms_norm_cpu}};
+  op.kernels = {{"cpu", rms_norm_cpu}, {"gpu-opencl", rms_norm_gpu}, {"gpu-cuda", rms_norm_gpu}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cuda_tensors = true;
   op.gate.dtypes = floats;
   op.gate.cases = golden::rms_norm_cases;
   op.gate.reference = reference;
