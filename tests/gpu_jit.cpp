@@ -42,6 +42,11 @@ Target cuda_target(int capability) {
   return Target(halide_cpu_target(cpu_features())).with_feature(Target::CUDA).with_feature(cap);
 }
 
+void realize_all_on(Pipeline p, std::vector<Buffer<>> outs, const Target& target) {
+  p.realize(Realization(outs), target);
+  for (Buffer<>& b : outs) b.copy_to_host();
+}
+
 std::string generator_ptx(const std::string& name, const Target& target, const Params& params) {
   auto gen = Internal::GeneratorRegistry::create(name, GeneratorContext(target));
   Internal::GeneratorParamsMap map;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "Halide.h"
 
@@ -59,6 +60,9 @@ void realize_on(Halide::Pipeline p, Halide::Buffer<T, D>& out, const Halide::Tar
   p.realize(out, target);
   out.copy_to_host();
 }
+
+// The same for a pipeline with several outputs.
+void realize_all_on(Halide::Pipeline p, std::vector<Halide::Buffer<>> outs, const Halide::Target& target);
 
 // The PTX of the Generator `name` with `params` compiled for `target` (CUDA).
 std::string generator_ptx(const std::string& name, const Halide::Target& target, const Params& params);
