@@ -8,6 +8,9 @@ namespace npukit::ops {
 using namespace Halide;
 
 bool has_native_f16(const Target& t) {
+  // With a GPU feature the conversions run inside device kernels, where the x86 bitcode
+  // cannot go; the device converts natively (PTX cvt) and the select keeps NaN a NaN.
+  if (t.has_gpu_feature()) return false;
   return t.arch == Target::X86 && t.bits == 64 && (t.has_feature(Target::F16C) || t.has_feature(Target::AVX2));
 }
 

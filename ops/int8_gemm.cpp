@@ -8,6 +8,8 @@ using namespace Halide;
 
 Int8GemmAcc define_int8_gemm_acc(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point) {
   Int8GemmAcc g;
+  g.a = a;
+  g.w_packed = w_packed;
   Var n = g.n, m = g.m;
   // k as (kk, kg) in whole groups of 4: no remainder loop exists for LLVM to auto-vectorize
   // with instructions outside the kernel's tier (it did: VEX vpdpwssd on ymm).
