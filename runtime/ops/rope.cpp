@@ -18,7 +18,7 @@
 #include "kernels/rope_interleaved_f32.h"
 #include "kernels/rope_interleaved_f32_gpu.h"
 #include "runtime/error.h"
-#include "runtime/gpu_call.h"
+#include "runtime/kernel_call.h"
 #include "runtime/halide_call.h"
 #include "runtime/registry.h"
 
@@ -61,26 +61,10 @@ void check(const Call& call) {
   }
 }
 
-// One kernel on x and y (views of the call's tensors) with `scalars` between positions and
-// y: through its CPU tiers, or through its GPU variants with the device copies.
-template <class Fn, size_t N, class... Scalars>
-void call_kernel(const CpuVariant<Fn> (&table)[N], const char* kernel, const Call& call, const TensorView& x,
-                 const TensorView& y, Scalars... scalars) {
-  HalideBuffer xb(x), pb(call.tensor("positions")), yb(y);
-  call_cpu_kernel(table, kernel, call.tier, xb.get(), pb.get(), scalars..., yb.get());
-}
-
-template <class Fn, size_t N, class... Scalars>
-void call_kernel(const GpuVariant<Fn> (&table)[N], const char* kernel, const Call& call, const TensorView& x,
-                 const TensorView& y, Scalars... scalars) {
-  GpuCall g(table, kernel, call.target);
-  g.run(g.in(x), g.in(call.tensor("positions")), scalars..., g.out(y));
-}
-
 template <class Table>
 void run_rotary(const Table& table, const char* kernel, const Call& call) {
-  call_kernel(table, kernel, call, call.tensor("x"), call.tensor("y"), call.params.real("theta"),
-              static_cast<int32_t>(rotary_dim_of(call)));
+  call_kernel(table, kernel, call, In{call.tensor("x")}, In{call.tensor("positions")}, call.params.real("theta"),
+              static_cast<int32_t>(rotary_dim_of(call)), Out{call.tensor("y")});
 }
 
 // The half style over whole rows (rotary_dim = head_dim, as Hugging Face Llama has it):
@@ -89,33 +73,23 @@ template <class Table>
 void run_half_rows(const Table& table, const char* kernel, const Call& call) {
   const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), half = call.dim("head_dim") / 2;
   auto rows = [&](const TensorView& v) { return TensorView{v.data, v.dtype, {tokens, heads, 2, half}, {}, v.memory}; };
-  call_kernel(table, kernel, call, rows(call.tensor("x")), rows(call.tensor("y")), call.params.real("theta"));
-}
-
-// The CPU tiers or the GPU variants of one kernel.
-template <bool Gpu, class CpuTable, class GpuTable>
-constexpr const auto& pick(const CpuTable& cpu, const GpuTable& gpu) {
-  if constexpr (Gpu) {
-    return gpu;
-  } else {
-    return cpu;
-  }
+  call_kernel(table, kernel, call, In{rows(call.tensor("x"))}, In{call.tensor("positions")}, call.params.real("theta"),
+              Out{rows(call.tensor("y"))});
 }
 
 template <bool Gpu>
 void rope_run(const Call& call) {
-  using namespace kernels;
   const bool half = call.params.choice("style") == "half";
   const bool f16 = call.tensor("x").dtype == DType::float16;
   if (half && rotary_dim_of(call) == call.dim("head_dim")) {  // check() made it even
-    f16 ? run_half_rows(pick<Gpu>(rope_half_rows_f16, rope_half_rows_f16_gpu), "rope_half_rows_f16", call)
-        : run_half_rows(pick<Gpu>(rope_half_rows_f32, rope_half_rows_f32_gpu), "rope_half_rows_f32", call);
+    f16 ? run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f16), call)
+        : run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f32), call);
   } else if (half) {
-    f16 ? run_rotary(pick<Gpu>(rope_half_f16, rope_half_f16_gpu), "rope_half_f16", call)
-        : run_rotary(pick<Gpu>(rope_half_f32, rope_half_f32_gpu), "rope_half_f32", call);
+    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f16), call)
+        : run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f32), call);
   } else {
-    f16 ? run_rotary(pick<Gpu>(rope_interleaved_f16, rope_interleaved_f16_gpu), "rope_interleaved_f16", call)
-        : run_rotary(pick<Gpu>(rope_interleaved_f32, rope_interleaved_f32_gpu), "rope_interleaved_f32", call);
+    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f16), call)
+        : run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f32), call);
   }
 }
 

@@ -14,10 +14,4 @@ inline bool is_gpu(const Halide::Target& t) { return t.has_gpu_feature(); }
 // eight blocks resident per SM on sm_80/sm_90, and is within PoCL's work-group limit.
 inline int block_threads(const Halide::Target&) { return 256; }
 
-// Whether the int8 dot products may use dp4a (CUDA capability 6.1 and later; OpenCL C
-// has no portable equivalent, so there the same schedule gives scalar multiply-adds).
-inline bool has_dp4a(const Halide::Target& t) {
-  return t.has_feature(Halide::Target::CUDA) && t.get_cuda_capability_lower_bound() >= 61;
-}
-
 }  // namespace npukit::schedules::gpu
