@@ -24,8 +24,12 @@ Attention define_attention(Func q, Func k, Func v, Func positions, Func mask, Ex
   // Pass 1: the max and whether any live score is NaN (then the head's output is NaN).
   Func mx("score_max");
   mx(h, t) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  // "any live" ORs the predicate (true wherever the update runs) rather than setting true:
+  // an OR is commutative, so a schedule can rfactor the reduction over interleaved or
+  // contiguous runs of positions and merge the runs' flags (a plain "= true" merges as
+  // "the last run's flag").
   mx(h, t) = Tuple(strict_float(max(mx(h, t)[0], select(is_nan(sc), neg_inf, sc))),
-                   mx(h, t)[1] || strict_float(is_nan(sc)), cast<bool>(true));
+                   mx(h, t)[1] || strict_float(is_nan(sc)), mx(h, t)[2] || live);
   // Pass 2: Σ exp(score − max) and Σ exp(score − max) · v.
   Expr m = mx(h, t)[0];
   a.weight(s, h, t) = exp(a.score(s, h, t) - m);

@@ -7,6 +7,7 @@
 #include "ops/attention.h"
 #include "ops/float_convert.h"
 #include "ops/prefetch.h"
+#include "schedules/gpu/attention.h"
 
 namespace npukit {
 namespace {
@@ -34,6 +35,10 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
     Func out("attention_out");
     out(att.d, att.h, att.t) = ops::narrow_from_f32(att.out(att.d, att.h, att.t), o.type(), target);
     o = out;
+    if (target.has_gpu_feature()) {
+      schedules::gpu::schedule_attention(att, out, target);
+      return;
+    }
 
     // One (head, token) per task: its scores in L1/L2, the max, the exp sums.
     const int vec = target.natural_vector_size<float>();
@@ -230,11 +235,17 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
     vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
     mf(a) = mask(a, 0);
-    // The split's stats take the heads' scores of this many positions per vector.
-    const int stats_block = softmax_positions(target);
+    // The split's stats take the heads' scores of this many positions per vector. A GPU
+    // wants many more, smaller splits (one block each) and one stats partial per thread:
+    // its own structure (schedules/gpu/attention.h), whatever `split` says.
+    const bool gpu = target.has_gpu_feature();
+    const int stats_block = gpu ? schedules::gpu::kDecodeStatsBlock : softmax_positions(target);
+    const int split_positions = gpu ? schedules::gpu::kDecodeSplit : int(split);
+    const int v_block = gpu ? schedules::gpu::kDecodeVBlock : kVRows;
     ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
                                                             k.dim(2).extent(), q.dim(0).extent(),
-                                                            k.dim(1).extent(), split, stats_block, kVRows, masked);
+                                                            k.dim(1).extent(), split_positions, stats_block,
+                                                            v_block, masked);
     Func out("attention_out");
     Var d = att.d, h = att.h, t("t");
     out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
@@ -242,6 +253,10 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     q.dim(2).set_bounds(0, 1);
     mask.dim(1).set_bounds(0, 1);
     o.dim(2).set_bounds(0, 1);
+    if (gpu) {
+      schedules::gpu::schedule_attention_decode(att, out, masked, target);
+      return;
+    }
     schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), masked);
   }
 };

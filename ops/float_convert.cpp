@@ -1,12 +1,16 @@
 #include "ops/float_convert.h"
 
 #include "f16c_convert_bitcode.h"
+#include "ops/round_even.h"
 
 namespace npukit::ops {
 
 using namespace Halide;
 
 bool has_native_f16(const Target& t) {
+  // With a GPU feature the conversions run inside device kernels, where the x86 bitcode
+  // cannot go; the device converts natively (PTX cvt) and the select keeps NaN a NaN.
+  if (t.has_gpu_feature()) return false;
   return t.arch == Target::X86 && t.bits == 64 && (t.has_feature(Target::F16C) || t.has_feature(Target::AVX2));
 }
 
@@ -17,7 +21,43 @@ void add_f16c_bitcode(GeneratorContext::ExternsMap& generator_externs, const Tar
   generator_externs.insert({name, ExternalCode::bitcode_wrapper(t, bitcode, name)});
 }
 
+namespace {
+
+Expr u32(uint32_t v) { return Internal::make_const(UInt(32), v); }
+
+// fp16 bits → fp32, exact for every value (NaN payloads kept).
+Expr fp16_bits_to_f32(Expr bits) {
+  Expr u = cast<uint32_t>(bits);
+  Expr sign = (u & u32(0x8000)) << 16;
+  Expr exp = (u >> 10) & u32(0x1f), man = u & u32(0x3ff);
+  Expr normal = ((exp + u32(112)) << 23) | (man << 13);
+  Expr special = u32(0x7f800000) | (man << 13);
+  // A subnormal is man·2^-24: exact in fp32, so the scaling by a power of two is too.
+  Expr subnormal = reinterpret<uint32_t>(cast<float>(man) * 0x1p-24f);
+  return reinterpret<float>(sign | select(exp == u32(0), subnormal, exp == u32(31), special, normal));
+}
+
+// fp32 → fp16 bits, round to nearest even; overflow to ±Inf; every NaN to 0x7e00 (as the
+// CPU path does).
+Expr f32_to_fp16_bits(Expr v) {
+  Expr x = reinterpret<uint32_t>(v);
+  Expr sign = (x >> 16) & u32(0x8000);
+  Expr a = x & u32(0x7fffffff);
+  Expr h = (a >> 13) - u32(112 << 10);  // rebias the exponent; only used for normal results
+  Expr rem = a & u32(0x1fff);
+  // A carry out of the mantissa bumps the exponent, up to 0x7c00 (Inf): still correct.
+  Expr normal = h + select(rem > u32(0x1000) || (rem == u32(0x1000) && (h & u32(1)) == u32(1)), u32(1), u32(0));
+  // Below 2^-14 the result is round(|v|·2^24) units of 2^-24 (1024 is the smallest normal's
+  // bits), ties to even; the scaling is exact.
+  Expr subnormal = cast<uint32_t>(strict_float(round_half_even(reinterpret<float>(a) * 0x1p24f)));
+  Expr mag = select(a < u32(0x38800000), subnormal, a < u32(0x47800000), normal, u32(0x7c00));
+  return cast<uint16_t>(select(a > u32(0x7f800000), u32(0x7e00), sign | mag));
+}
+
+}  // namespace
+
 Expr widen_to_f32(Expr v, const Target& t) {
+  if (v.type().element_of() == UInt(16)) return fp16_bits_to_f32(v);
   if (v.type().bits() != 16) return cast<float>(v);
   const int lanes = v.type().lanes();
   Expr bits = reinterpret(UInt(16, lanes), v);
@@ -29,6 +69,7 @@ Expr widen_to_f32(Expr v, const Target& t) {
 }
 
 Expr narrow_from_f32(Expr v, Type type, const Target& t) {
+  if (type.element_of() == UInt(16)) return f32_to_fp16_bits(v);
   if (type.bits() != 16) return cast(type, v);
   const int lanes = v.type().lanes();
   if (has_native_f16(t)) {

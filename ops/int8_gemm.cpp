@@ -1,11 +1,15 @@
 #include "ops/int8_gemm.h"
 
+#include "ops/round_even.h"
+
 namespace npukit::ops {
 
 using namespace Halide;
 
 Int8GemmAcc define_int8_gemm_acc(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point) {
   Int8GemmAcc g;
+  g.a = a;
+  g.w_packed = w_packed;
   Var n = g.n, m = g.m;
   // k as (kk, kg) in whole groups of 4: no remainder loop exists for LLVM to auto-vectorize
   // with instructions outside the kernel's tier (it did: VEX vpdpwssd on ymm).
@@ -52,7 +56,7 @@ Expr requantize_fixed_point(Expr acc, Expr multiplier, Expr shift, Expr out_zero
 Expr requantize_float(Expr acc, Expr m, Expr out_zero_point) {
   // strict_float: the contract is fp32 round-to-nearest-even, not whatever fast-math fuses.
   Expr v = strict_float(cast<float>(acc) * m);
-  Expr r = strict_float(round(v));  // Halide's round is ties-to-even
+  Expr r = strict_float(round_half_even(v));
   Expr q = strict_float(clamp(r + cast<float>(out_zero_point), -128.0f, 127.0f));
   return cast<int8_t>(q);
 }

@@ -12,6 +12,7 @@ struct Int8GemmAcc {
   Halide::RDom k;                    // (kk, kg): k = 4·kg + kk over k_pad, in whole groups
   Halide::Func dot{"dot_u8s8"};      // (n, m): Σ_k (a + 128) · w, the form vpdpbusd computes
   Halide::Func acc{"acc"};           // (n, m): Σ_k (a − zp) · w, exact in int32
+  Halide::Func a, w_packed;          // the inputs as given, for schedules that stage them (GPU)
 };
 
 // `a(k, m)`: int8 activations, readable for k in [0, k_pad); `w_packed(kk, lane, kg, nb)`:

@@ -5,6 +5,7 @@
 #include "ops/generator_buffers.h"
 #include "ops/int8_gemm.h"
 #include "schedules/cpu/int8_gemm.h"
+#include "schedules/gpu/int8_gemm.h"
 
 namespace npukit {
 namespace {
@@ -25,10 +26,24 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     ops::set_mins_to_zero(a, w_packed);
     w_packed.dim(0).set_extent(4);
     w_packed.dim(1).set_extent(16).set_stride(4);
-    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
+    const Halide::Target target = get_target();
+    // The GPU schedules stage whole tiles and K chunks, boxes that reach past the buffers'
+    // edges (rows past M, groups past k_pad): read through clamps there. The values read
+    // past the edges are never accumulated.
+    const bool gpu = target.has_gpu_feature();
+    Halide::Func a_in = a, w_in = w_packed;
+    if (gpu) {
+      a_in = Halide::BoundaryConditions::repeat_edge(a);
+      w_in = Halide::BoundaryConditions::repeat_edge(w_packed);
+    }
+    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a_in, w_in, w_sums, a.dim(0).extent(), a_zero_point);
     acc = g.acc;
     ops::set_mins_to_zero(acc);
-    schedules::cpu::schedule_int8_gemm_acc(g, shape, get_target());
+    if (gpu) {
+      schedules::gpu::schedule_int8_gemm_acc(g, shape, target);
+    } else {
+      schedules::cpu::schedule_int8_gemm_acc(g, shape, target);
+    }
   }
 };
 
@@ -62,6 +77,10 @@ class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
       out(n, m) = ops::requantize_float(acc(n, m), chan_scale(n), out_zero_point);
     }
     y = out;
+    if (get_target().has_gpu_feature()) {
+      schedules::gpu::schedule_int8_epilogue(out, get_target());
+      return;
+    }
     const int vec = get_target().natural_vector_size<float>();
     out.specialize(acc.dim(0).extent() >= vec).vectorize(n, vec, TailStrategy::ShiftInwards);
     out.parallel(m);

@@ -1,5 +1,7 @@
 #include "ops/per_token_quant.h"
 
+#include "ops/round_even.h"
+
 namespace npukit::ops {
 
 using namespace Halide;
@@ -28,7 +30,7 @@ PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes) {
   Expr s_bits = reinterpret<uint32_t>(sc);
   Expr ok = s_bits != cast<uint32_t>(0) && s_bits < cast<uint32_t>(0x7f800000);
   Expr num = select(ok, a(k, t), 0.0f), den = select(ok, sc, 1.0f);
-  Expr r = strict_float(round(num / den));  // Halide's round is ties-to-even
+  Expr r = strict_float(round_half_even(num / den));
   p.q(k, t) = cast<int8_t>(strict_float(clamp(r, -127.0f, 127.0f)));
   return p;
 }

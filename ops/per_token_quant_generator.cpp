@@ -6,6 +6,8 @@
 #include "ops/generator_buffers.h"
 #include "ops/per_token_quant.h"
 #include "schedules/cpu/per_token_quant.h"
+#include "schedules/gpu/gpu_target.h"
+#include "schedules/gpu/per_token_quant.h"
 
 namespace npukit {
 namespace {
@@ -24,11 +26,17 @@ class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
     Var k, t;
     Func af("af");
     af(k, t) = ops::widen_to_f32(a(k, t), target);
-    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), schedules::cpu::quant_lanes(target));
+    const bool gpu = schedules::gpu::is_gpu(target);
+    const int lanes = gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target);
+    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), lanes);
     q = p.q;
     scale = p.scale;
     ops::set_mins_to_zero(q, scale);
-    schedules::cpu::schedule_per_token_quant(p, target);
+    if (gpu) {
+      schedules::gpu::schedule_per_token_quant(p, target);
+    } else {
+      schedules::cpu::schedule_per_token_quant(p, target);
+    }
   }
 };
 
@@ -49,7 +57,11 @@ class DequantizeRowsGenerator : public Halide::Generator<DequantizeRowsGenerator
     out(n, t) = ops::narrow_from_f32(ops::dequantize(acc(n, t), row_scale(t), w_scale(n)), y.type(), target);
     y = out;
     ops::set_mins_to_zero(y);
-    schedules::cpu::schedule_dequantize_rows(out, target);
+    if (schedules::gpu::is_gpu(target)) {
+      schedules::gpu::schedule_dequantize_rows(out, target);
+    } else {
+      schedules::cpu::schedule_dequantize_rows(out, target);
+    }
   }
 };
 

@@ -10,6 +10,7 @@
 #include "ops/per_token_quant.h"
 #include "ops/qkv_attention.h"
 #include "schedules/cpu/qkv_attention.h"
+#include "schedules/gpu/qkv_attention.h"
 
 namespace npukit {
 namespace {
@@ -58,10 +59,15 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
     wf(c, r) = ops::widen_to_f32(w(c, r), target);
-    ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved,
-                                          schedules::cpu::linear_lanes(target));
+    const bool gpu = target.has_gpu_feature();
+    const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
+    ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved, lanes);
     auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
-    schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
+    if (gpu) {
+      schedules::gpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
+    } else {
+      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
+    }
   }
 };
 
@@ -93,7 +99,11 @@ class QkvRopeDequantGenerator : public Halide::Generator<QkvRopeDequantGenerator
     rows(r, t) = ops::dequantize(acc(r, t), x_scale(t), w_scale(r));
     ops::QkvRope a = ops::define_qkv_rope_of_rows(rows, heads, kv_heads, head_dim, pos, theta, interleaved);
     auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
-    schedules::cpu::schedule_qkv_rope_of_rows(a, qo, ko, vo, target);
+    if (target.has_gpu_feature()) {
+      schedules::gpu::schedule_qkv_rope_of_rows(a, qo, ko, vo, target);
+    } else {
+      schedules::cpu::schedule_qkv_rope_of_rows(a, qo, ko, vo, target);
+    }
   }
 };
 
@@ -112,12 +122,18 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
     wf(c, r) = ops::widen_to_f32(w(c, r), target);
-    ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), schedules::cpu::linear_lanes(target));
+    const bool gpu = target.has_gpu_feature();
+    const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
+    ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), lanes);
     Func out("linear_out");
     out(lin.n, lin.t) = ops::narrow_from_f32(lin.out(lin.n, lin.t), y.type(), target);
     y = out;
     ops::set_mins_to_zero(y);
-    schedules::cpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+    if (gpu) {
+      schedules::gpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+    } else {
+      schedules::cpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+    }
   }
 };
 

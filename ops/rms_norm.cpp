@@ -1,5 +1,6 @@
 #include "ops/rms_norm.h"
 
+#include "ops/exact_f64.h"
 #include "ops/float_convert.h"
 
 namespace npukit::ops {
@@ -21,7 +22,7 @@ RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_typ
   // a stays a normal fp32 even when rms is beyond fp32's range (|x| near 3.4e38, or tiny
   // values with eps = 0). strict_float keeps IEEE sqrt and division: no reciprocal-sqrt
   // estimates, and NaN/Inf behave as the contract says.
-  auto f64 = [](double c) { return Internal::make_const(Float(64), c); };
+  const auto f64 = exact_f64;
   Expr inv = strict_float(f64(1.0) / sqrt(op.sumsq(row) / cast<double>(hidden) + cast<double>(eps)));
   Expr small = inv < f64(0x1p-100);
   Expr large = inv > f64(0x1p100);

@@ -4,6 +4,8 @@
 #include "ops/float_convert.h"
 #include "ops/rms_norm.h"
 #include "schedules/cpu/rms_norm.h"
+#include "schedules/gpu/gpu_target.h"
+#include "schedules/gpu/rms_norm.h"
 
 namespace npukit {
 namespace {
@@ -20,7 +22,11 @@ class RmsNormGenerator : public Halide::Generator<RmsNormGenerator> {
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type(), get_target());
     y = op.out;
-    schedules::cpu::schedule_rms_norm(op, hidden, get_target());
+    if (schedules::gpu::is_gpu(get_target())) {
+      schedules::gpu::schedule_rms_norm(op, hidden, get_target());
+    } else {
+      schedules::cpu::schedule_rms_norm(op, hidden, get_target());
+    }
   }
 };
 

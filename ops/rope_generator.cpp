@@ -5,6 +5,8 @@
 #include "ops/generator_buffers.h"
 #include "ops/rope.h"
 #include "schedules/cpu/rope.h"
+#include "schedules/gpu/gpu_target.h"
+#include "schedules/gpu/rope.h"
 
 namespace npukit {
 namespace {
@@ -35,7 +37,12 @@ class RopeGenerator : public Halide::Generator<RopeGenerator> {
     out(rope.d, rope.h, rope.t) = ops::narrow_from_f32(rope.out(rope.d, rope.h, rope.t), y.type(), get_target());
     y = out;
     ops::set_mins_to_zero(y);
-    schedules::cpu::schedule_rope(angles, rope, xf, x.type().bits() == 16, out, style, head_dim, get_target());
+    const bool widened = x.type().bits() == 16;
+    if (schedules::gpu::is_gpu(get_target())) {
+      schedules::gpu::schedule_rope(angles, rope, xf, widened, out, style, head_dim, get_target());
+    } else {
+      schedules::cpu::schedule_rope(angles, rope, xf, widened, out, style, head_dim, get_target());
+    }
   }
 };
 
@@ -73,7 +80,11 @@ class RopeHalfRowsGenerator : public Halide::Generator<RopeHalfRowsGenerator> {
     y = out;
     ops::set_mins_to_zero(y);
     y.dim(1).set_extent(2);
-    schedules::cpu::schedule_rope_half_rows(angles, out, half, get_target());
+    if (schedules::gpu::is_gpu(get_target())) {
+      schedules::gpu::schedule_rope_half_rows(angles, out, half, get_target());
+    } else {
+      schedules::cpu::schedule_rope_half_rows(angles, out, half, get_target());
+    }
   }
 };
 

@@ -1,11 +1,13 @@
 #include "ops/sincos.h"
 
+#include "ops/exact_f64.h"
+
 namespace npukit::ops {
 
 using namespace Halide;
 
 std::pair<Expr, Expr> cos_sin_f64(Expr angle) {
-  auto c = [](double v) { return Internal::make_const(Float(64), v); };
+  const auto c = exact_f64;
   // angle = q·π/2 + r, |r| ≤ π/4. π/2 in three parts (Cody–Waite) keeps r exact to
   // ~1e-16 for |q| up to 2^31: each product q·part_k is exact in fp64.
   Expr q = floor(angle * c(0.63661977236758134308) + c(0.5));

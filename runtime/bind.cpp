@@ -194,6 +194,17 @@ Call bind_call(const OpSpec& op, const std::string& target,
     fail(Errc::invalid_argument, "target " + target + ": only the cpu target takes a tier");
   }
 
+  for (const auto& [name, t] : tensors) {
+    if (t.memory != TensorView::Memory::cuda) continue;
+    if (call.target != "gpu-cuda") {
+      fail(Errc::unsupported, op.name + ": tensor " + name + " is CUDA device memory (kDLCUDA); target '" + target +
+                                  "' takes host tensors only (device tensors need target gpu-cuda)");
+    }
+    if (!op.cuda_tensors) {
+      fail(Errc::unsupported, op.name + ": tensor " + name + " is CUDA device memory (kDLCUDA); " + op.name +
+                                  " reads tensor data on the host, so it takes host tensors only");
+    }
+  }
   Bound b = bind_inputs(op, tensors, params);
   std::map<std::string, std::string> bound_by;
   for (const auto& [d, v] : b.dims) bound_by[d] = "the inputs";

@@ -32,13 +32,14 @@ TensorView view_of(const npukit_tensor& arg, size_t index) {
   const std::string name = arg.name;
   if (arg.tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
   const DLTensor& t = *arg.tensor;
-  if (t.device.device_type != kDLCPU) {
+  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDA) {
     fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(t.device.device_type) +
-                                ": npukit's C ABI runs CPU tensors only (kDLCPU)");
+                                ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
   }
   if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
   TensorView v;
   v.dtype = dtype_of(t.dtype, name);
+  if (t.device.device_type == kDLCUDA) v.memory = TensorView::Memory::cuda;
   v.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
   v.shape.assign(t.shape, t.shape + t.ndim);
   if (t.strides != nullptr) v.strides.assign(t.strides, t.strides + t.ndim);

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "kernels/int8_gemm_acc_decode.h"
+#include "kernels/int8_gemm_acc_decode_gpu.h"
 #include "kernels/int8_gemm_acc_prefill.h"
+#include "kernels/int8_gemm_acc_prefill_gpu.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
+#include "runtime/kernel_call.h"
 
 namespace npukit {
 namespace {
@@ -30,7 +33,7 @@ int64_t int8_k_limit(int32_t zp) {
 }
 
 void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
-                          const TensorView& acc, std::string_view forced_tier) {
+                          const TensorView& acc, std::string_view forced_tier, std::string_view family) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
   if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = " + std::to_string(k) + ", packed weights " + std::to_string(w.k));
   const bool prefill = m > 1;
@@ -49,13 +52,21 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   }
   const TensorView packed{w.bytes(), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}};
   const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};
-  HalideBuffer ha(a_view), hw(packed), hs(sums), hacc(acc);
-  if (prefill) {
-    call_cpu_kernel(kernels::int8_gemm_acc_prefill, "int8_gemm_acc_prefill", forced_tier, ha.get(), hw.get(), hs.get(),
-                    a_zero_point, hacc.get());
+  Call where;  // only the target and tier matter to call_kernel
+  where.target = std::string(family);
+  where.tier = std::string(forced_tier);
+  auto run = [&](auto gpu) {
+    constexpr bool Gpu = decltype(gpu)::value;
+    if (prefill) {
+      call_kernel(NPUKIT_KERNEL(Gpu, int8_gemm_acc_prefill), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
+    } else {
+      call_kernel(NPUKIT_KERNEL(Gpu, int8_gemm_acc_decode), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
+    }
+  };
+  if (is_gpu_family(family)) {
+    run(std::true_type{});
   } else {
-    call_cpu_kernel(kernels::int8_gemm_acc_decode, "int8_gemm_acc_decode", forced_tier, ha.get(), hw.get(), hs.get(),
-                    a_zero_point, hacc.get());
+    run(std::false_type{});
   }
 }
 

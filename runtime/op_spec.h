@@ -81,6 +81,9 @@ struct OpSpec {
   std::function<void(const Call&)> check;
   std::map<std::string, KernelFn> kernels;  // by target family: "cpu", "gpu-opencl", ...
   std::vector<std::string> cpu_tiers;       // the tiers its CPU kernels ship, best first
+  // Its gpu-cuda kernel takes CUDA device tensors without copies: neither its check nor its
+  // kernel reads tensor data on the host (packing weights, checking positions).
+  bool cuda_tensors = false;
   GateHooks gate;
 
   const TensorSpec& tensor(const std::string& name) const;

@@ -10,10 +10,14 @@
 namespace npukit {
 
 struct TensorView {
+  // Where `data` points: host memory, or CUDA device memory (a kDLCUDA DLPack tensor, which
+  // only target gpu-cuda takes, and only for ops that read no tensor data on the host).
+  enum class Memory { host, cuda };
   void* data = nullptr;
   DType dtype = DType::float32;
   std::vector<int64_t> shape;    // outermost first, as numpy and DLPack order it
   std::vector<int64_t> strides;  // in elements; empty means C-contiguous
+  Memory memory = Memory::host;  // last, so that {data, dtype, shape, strides} still reads
 
   int64_t numel() const {
     int64_t n = 1;

@@ -2,6 +2,8 @@
 // messages instead of exceptions, and nothing exported but npukit_*.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -76,13 +78,52 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   gpu.device = {kDLCUDA, 0};
   const npukit_tensor on_gpu[] = {{"x", &gpu}};
   EXPECT_EQ(npukit_run("rms_norm", "cpu", on_gpu, 1, nullptr, 0), NPUKIT_UNSUPPORTED);
-  EXPECT_NE(std::string(npukit_last_error()).find("CPU tensors only"), std::string::npos);
+  EXPECT_STREQ(npukit_last_error(), "rms_norm: tensor x is CUDA device memory (kDLCUDA); target 'cpu' takes host "
+                                    "tensors only (device tensors need target gpu-cuda)");
+  EXPECT_EQ(npukit_run("rms_norm", "gpu-opencl", on_gpu, 1, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("target 'gpu-opencl' takes host tensors only"), std::string::npos);
+  EXPECT_EQ(npukit_run("int8_gemm", "gpu-cuda", on_gpu, 1, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("int8_gemm reads tensor data on the host"), std::string::npos)
+      << npukit_last_error();
+  DLTensor opencl = tx;
+  opencl.device = {kDLOpenCL, 0};
+  const npukit_tensor on_opencl[] = {{"x", &opencl}};
+  EXPECT_EQ(npukit_run("rms_norm", "gpu-opencl", on_opencl, 1, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda"),
+            std::string::npos);
 
   const npukit_tensor null_tensor[] = {{"x", nullptr}};
   EXPECT_EQ(npukit_run("rms_norm", "cpu", null_tensor, 1, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(), "tensor x: DLTensor pointer is NULL");
   EXPECT_EQ(npukit_run(nullptr, "cpu", nullptr, 0, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
   EXPECT_EQ(npukit_run("rms_norm", "cpu", nullptr, 2, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+}
+
+// The GPU targets through the same C ABI: gpu-opencl runs on whatever OpenCL device is
+// installed (PoCL in CI, with a fresh compiler cache); gpu-cuda without the CUDA driver is
+// NPUKIT_UNSUPPORTED with a message, never an abort.
+TEST(CApi, RunsOnGpuTargets) {
+  std::vector<float> x(3 * 40), w(40, 0.5f), y(3 * 40, -1.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) - 6.0f;
+  std::vector<int64_t> xs{3, 40}, ws{40};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  const npukit_param params[] = {{"eps", "1e-6"}};
+  ASSERT_EQ(npukit_run("rms_norm", "gpu-opencl", tensors, 3, params, 1), NPUKIT_OK) << npukit_last_error();
+  for (int r = 0; r < 3; ++r) {
+    double ss = 0;
+    for (int i = 0; i < 40; ++i) ss += x[r * 40 + i] * x[r * 40 + i];
+    for (int i = 0; i < 40; ++i) EXPECT_NEAR(y[r * 40 + i], x[r * 40 + i] / std::sqrt(ss / 40 + 1e-6) * 0.5, 1e-5);
+  }
+  const npukit_status cuda = npukit_run("rms_norm", "gpu-cuda", tensors, 3, params, 1);
+  if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(lib);
+    EXPECT_EQ(cuda, NPUKIT_OK) << npukit_last_error();
+  } else {
+    EXPECT_EQ(cuda, NPUKIT_UNSUPPORTED);
+    EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos)
+        << npukit_last_error();
+  }
 }
 
 TEST(CApi, ListsOps) {

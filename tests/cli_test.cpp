@@ -1,6 +1,7 @@
 // The command line's error paths: a one-line message naming the culprit, and exit 2.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -86,6 +87,18 @@ TEST_F(Cli, RunErrorsNameTheCulprit) {
   expect_usage_error(npukit_cli(run_args("x.npy", "w.npy", "--target tpu")), "no kernel for target 'tpu'");
   expect_usage_error(npukit_cli("run --op rms_norm --in x=" + path("x.npy") + " --out y=" + path("y.npy")),
                      "missing input tensor 'weight'");
+}
+
+// gpu-cuda on a machine without the CUDA driver: exit 2 and a line saying no CUDA device
+// was found. Where a driver is installed the same call must run.
+TEST_F(Cli, GpuCudaWithoutADeviceIsUnsupported) {
+  const Result r = npukit_cli(run_args("x.npy", "w.npy", "--target gpu-cuda"));
+  if (void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(cuda);
+    EXPECT_EQ(r.code, 0) << r.out;
+  } else {
+    expect_usage_error(r, "no CUDA device was found");
+  }
 }
 
 TEST_F(Cli, RopeErrorsNameTheCulprit) {

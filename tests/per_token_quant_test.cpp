@@ -1,5 +1,5 @@
 // The per-token quantization kernels of the int8-weight path, on every CPU tier this machine
-// runs, bit for bit against the golden contract (golden/per_token_quant.h): zero, NaN, Inf
+// runs and on gpu-opencl (PoCL in CI: the GPU schedules), bit for bit against the golden contract (golden/per_token_quant.h): zero, NaN, Inf
 // and underflowing rows, ties, fp16 rows, row lengths with vector tails; and the per-row
 // dequantization.
 #include <gtest/gtest.h>
@@ -14,9 +14,13 @@
 #include "golden/half.h"
 #include "golden/per_token_quant.h"
 #include "kernels/dequantize_rows_f32.h"
+#include "kernels/dequantize_rows_f32_gpu.h"
 #include "kernels/quantize_rows_f16.h"
+#include "kernels/quantize_rows_f16_gpu.h"
 #include "kernels/quantize_rows_f32.h"
+#include "kernels/quantize_rows_f32_gpu.h"
 #include "runtime/cpu_features.h"
+#include "runtime/gpu_call.h"
 #include "runtime/halide_call.h"
 
 namespace npukit {
@@ -25,12 +29,43 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
+// Every CPU tier this machine runs, then gpu-opencl.
 std::vector<std::string> tiers() {
   std::vector<std::string> t;
   for (const char* tier : {"avx512", "avx2", "sse41"}) {
     if (missing_for_tier(cpu_features(), tier).empty()) t.push_back(tier);
   }
+  t.push_back("gpu-opencl");
   return t;
+}
+
+void quantize(const std::string& tier, const TensorView& a, const TensorView& q, const TensorView& s) {
+  const bool f16 = a.dtype == DType::float16;
+  if (is_gpu_family(tier)) {
+    auto run = [&](const auto& table, const char* name) {
+      GpuCall g(table, name, tier);
+      g.run(g.in(a), g.out(q), g.out(s));
+    };
+    f16 ? run(kernels::quantize_rows_f16_gpu, "quantize_rows_f16") : run(kernels::quantize_rows_f32_gpu, "quantize_rows_f32");
+    return;
+  }
+  HalideBuffer in(a), qb(q), sb(s);
+  if (f16) {
+    call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", tier, in.get(), qb.get(), sb.get());
+  } else {
+    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
+  }
+}
+
+void dequantize(const std::string& tier, const TensorView& acc, const TensorView& rs, const TensorView& ws,
+                const TensorView& y) {
+  if (is_gpu_family(tier)) {
+    GpuCall g(kernels::dequantize_rows_f32_gpu, "dequantize_rows_f32", tier);
+    g.run(g.in(acc), g.in(rs), g.in(ws), g.out(y));
+    return;
+  }
+  HalideBuffer ab(acc), rb(rs), wb(ws), yb(y);
+  call_cpu_kernel(kernels::dequantize_rows_f32, "dequantize_rows_f32", tier, ab.get(), rb.get(), wb.get(), yb.get());
 }
 
 // Rows of K values: the edge cases of the contract, then random rows.
@@ -73,14 +108,8 @@ TEST(PerTokenQuant, KernelsMatchTheGoldenBitForBit) {
         }
         std::vector<int8_t> q(static_cast<size_t>(T * K), 99);
         std::vector<float> s(static_cast<size_t>(T), -1);
-        HalideBuffer in(f16 ? TensorView{h.data(), DType::float16, {T, K}, {}}
-                            : TensorView{a.data(), DType::float32, {T, K}, {}}),
-            qb(TensorView{q.data(), DType::int8, {T, K}, {}}), sb(TensorView{s.data(), DType::float32, {T}, {}});
-        if (f16) {
-          call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", tier, in.get(), qb.get(), sb.get());
-        } else {
-          call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
-        }
+        quantize(tier, f16 ? TensorView{h.data(), DType::float16, {T, K}, {}} : TensorView{a.data(), DType::float32, {T, K}, {}},
+                 TensorView{q.data(), DType::int8, {T, K}, {}}, TensorView{s.data(), DType::float32, {T}, {}});
         for (int64_t t = 0; t < T; ++t) {
           std::vector<int8_t> want(static_cast<size_t>(K));
           const float ws = golden::quantize_token(a.data() + t * K, K, want.data());
@@ -104,9 +133,8 @@ TEST(PerTokenQuant, TiesRoundToEvenAndRowsOfZerosAndNaN) {
   for (const std::string& tier : tiers()) {
     std::vector<int8_t> q(24, 99);
     std::vector<float> s(3, -1);
-    HalideBuffer in(TensorView{const_cast<float*>(a.data()), DType::float32, {3, 8}, {}}),
-        qb(TensorView{q.data(), DType::int8, {3, 8}, {}}), sb(TensorView{s.data(), DType::float32, {3}, {}});
-    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
+    quantize(tier, TensorView{const_cast<float*>(a.data()), DType::float32, {3, 8}, {}},
+             TensorView{q.data(), DType::int8, {3, 8}, {}}, TensorView{s.data(), DType::float32, {3}, {}});
     EXPECT_EQ(std::vector<int>(q.begin(), q.begin() + 8), (std::vector<int>{127, 0, 2, 2, 0, -2, -2, 4})) << tier;
     EXPECT_EQ(s[0], 1.0f) << tier;
     EXPECT_EQ(std::vector<int>(q.begin() + 8, q.end()), std::vector<int>(16, 0)) << tier;
@@ -123,9 +151,8 @@ TEST(PerTokenQuant, DequantizeRowsIsAccTimesRowScaleTimesChannelScaleInFp32) {
   for (int64_t n = 0; n < N; ++n) ws[static_cast<size_t>(n)] = std::ldexp(1.1f + float(n), static_cast<int>(n % 7) - 3);
   for (const std::string& tier : tiers()) {
     std::vector<float> y(static_cast<size_t>(T * N), -1);
-    HalideBuffer ab(TensorView{acc.data(), DType::int32, {T, N}, {}}), rb(TensorView{rs.data(), DType::float32, {T}, {}}),
-        wb(TensorView{ws.data(), DType::float32, {N}, {}}), yb(TensorView{y.data(), DType::float32, {T, N}, {}});
-    call_cpu_kernel(kernels::dequantize_rows_f32, "dequantize_rows_f32", tier, ab.get(), rb.get(), wb.get(), yb.get());
+    dequantize(tier, TensorView{acc.data(), DType::int32, {T, N}, {}}, TensorView{rs.data(), DType::float32, {T}, {}},
+               TensorView{ws.data(), DType::float32, {N}, {}}, TensorView{y.data(), DType::float32, {T, N}, {}});
     for (int64_t t = 0; t < T; ++t) {
       for (int64_t n = 0; n < N; ++n) {
         const float want = golden::dequantize_token(acc[static_cast<size_t>(t * N + n)], rs[static_cast<size_t>(t)],

@@ -4,7 +4,9 @@
 #include "golden/cases.h"
 #include "runtime/cpu_features.h"
 #include "runtime/registry.h"
+#ifndef NPUKIT_NO_SIMULATOR
 #include "schedules/npu/npu_schedule.h"
+#endif
 #include "tools/commands.h"
 
 namespace npukit::cli {
@@ -40,6 +42,7 @@ int list(const std::string& only) {
     std::cout << "  targets: " << join(kernel_families(*op));
     if (!op->cpu_tiers.empty()) std::cout << " (cpu tiers: " << join(op->cpu_tiers) << ")";
     std::cout << '\n';
+#ifndef NPUKIT_NO_SIMULATOR
     if (const schedules::npu::NpuSchedule* npu = schedules::npu::find_npu_schedule(op->name)) {
       std::vector<std::string> knobs;
       for (const schedules::npu::Knob& k : npu->knobs) knobs.push_back(k.name);
@@ -53,6 +56,7 @@ int list(const std::string& only) {
                 << join(knobs) << "; decode " << shape_text(npu->decode) << ", prefill " << shape_text(npu->prefill)
                 << '\n';
     }
+#endif
     std::vector<std::string> gated;
     for (DType d : op->gate.dtypes) gated.emplace_back(dtype_name(d));
     std::cout << "  gated dtypes: " << join(gated) << '\n';

@@ -1,22 +1,31 @@
 // npukit: gate, run, list, simulate and tune the kit's operators.
+// Built twice: `npukit` with the simulator (npu-sim kernels, which JIT-compile with libHalide)
+// and `npukit-device` without it (NPUKIT_NO_SIMULATOR): gate, run and list over the AOT
+// kernels only, small and free of libHalide/libLLVM, for GPU machines that have neither.
 #include <iostream>
 
 #include "runtime/error.h"
+#include "tools/commands.h"
+#ifndef NPUKIT_NO_SIMULATOR
 #include "schedules/npu/npu_sim_schedules.h"
 #include "simulator/analysis/npu_sim_kernels.h"
-#include "tools/commands.h"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"npukit: write, check and simulate LLM-decode operators"};
   app.require_subcommand(1);
   int exit_code = 0;
+#ifndef NPUKIT_NO_SIMULATOR
   npukit::sim::register_npu_sim_kernels();
   npukit::schedules::npu::register_npu_sim_schedules();
+#endif
   npukit::cli::add_gate(app, exit_code);
   npukit::cli::add_run(app, exit_code);
   npukit::cli::add_list(app, exit_code);
+#ifndef NPUKIT_NO_SIMULATOR
   npukit::cli::add_sim(app, exit_code);
   npukit::cli::add_tune(app, exit_code);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

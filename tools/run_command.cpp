@@ -90,7 +90,7 @@ void add_run(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* sub = app.add_subcommand("run", "run one op on .npy tensors");
   sub->add_option("--op", args->op, "the op (see npukit list)")->required();
-  sub->add_option("--target", args->target, "cpu, cpu:<tier> or npu-sim:<preset or arch.yaml> (default: cpu)");
+  sub->add_option("--target", args->target, "cpu, cpu:<tier>, gpu-opencl, gpu-cuda or npu-sim:<preset or arch.yaml> (default: cpu)");
   sub->add_option("--in", args->ins, "NAME=FILE.npy for each input tensor");
   sub->add_option("--out", args->outs, "NAME=FILE.npy for each output tensor");
   sub->add_option("--param", args->params, "NAME=VALUE for each parameter to set");

@@ -5,13 +5,20 @@
 #include "golden/attention.h"
 #include "golden/attention_cases.h"
 #include "kernels/attention_decode_f16.h"
+#include "kernels/attention_decode_f16_gpu.h"
 #include "kernels/attention_decode_f16_unmasked.h"
+#include "kernels/attention_decode_f16_unmasked_gpu.h"
 #include "kernels/attention_decode_f32.h"
+#include "kernels/attention_decode_f32_gpu.h"
 #include "kernels/attention_decode_f32_unmasked.h"
+#include "kernels/attention_decode_f32_unmasked_gpu.h"
 #include "kernels/attention_f16.h"
+#include "kernels/attention_f16_gpu.h"
 #include "kernels/attention_f32.h"
+#include "kernels/attention_f32_gpu.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
+#include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 
 namespace npukit {
@@ -41,47 +48,45 @@ TensorView mask_of(const Call& call, std::vector<float>& zeros) {
 }
 
 template <class Table>
-void run_cpu(const Table& table, const char* kernel, const Call& call) {
+void run_general(const Table& table, const char* kernel, const Call& call) {
   std::vector<float> zeros;
-  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")),
-      positions(call.tensor("positions")), m(mask_of(call, zeros)), o(call.tensor("o"));
-  call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), positions.get(), m.get(), o.get());
+  call_kernel(table, kernel, call, In{call.tensor("q")}, In{call.tensor("k_cache")}, In{call.tensor("v_cache")},
+              In{call.tensor("positions")}, In{mask_of(call, zeros)}, Out{call.tensor("o")});
 }
 
 // T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without
 // a mask, the unmasked kernel, which never reads its mask argument (one zero here).
 template <class Table, class UnmaskedTable>
-void run_cpu_decode(const Table& table, const char* kernel, const UnmaskedTable& unmasked,
-                    const char* unmasked_kernel, const Call& call) {
+void run_decode(const Table& table, const char* kernel, const UnmaskedTable& unmasked, const char* unmasked_kernel,
+                const Call& call) {
   float zero = 0.0f;
   const bool has_mask = call.tensors.count("mask") > 0;
-  HalideBuffer q(call.tensor("q")), k(call.tensor("k_cache")), v(call.tensor("v_cache")),
-      m(has_mask ? call.tensor("mask") : TensorView{&zero, DType::float32, {1, 1}, {}}), o(call.tensor("o"));
+  const TensorView m = has_mask ? call.tensor("mask") : TensorView{&zero, DType::float32, {1, 1}, {}};
   const int32_t position = *static_cast<const int32_t*>(call.tensor("positions").data);
+  const In q{call.tensor("q")}, k{call.tensor("k_cache")}, v{call.tensor("v_cache")};
   if (has_mask) {
-    call_cpu_kernel(table, kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+    call_kernel(table, kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
   } else {
-    call_cpu_kernel(unmasked, unmasked_kernel, call.tier, q.get(), k.get(), v.get(), position, m.get(), o.get());
+    call_kernel(unmasked, unmasked_kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
   }
 }
 
-// Decode (one token) takes the split kernel: tasks over (cache split, kv head) that read
-// each k and v row once for all the query heads of the group. More tokens take the
-// general kernel (one task per query head and token).
-void attention_cpu(const Call& call) {
+// Decode (one token) takes the split kernel: tasks (CPU) or blocks (GPU) over (cache split,
+// kv head) that read each k and v row once for all the query heads of the group. More
+// tokens take the general kernel (one task per query head and token).
+template <bool Gpu>
+void attention_run(const Call& call) {
   const bool f16 = call.tensor("q").dtype == DType::float16;
   if (call.dim("T") == 1) {
     if (f16) {
-      run_cpu_decode(kernels::attention_decode_f16, "attention_decode_f16", kernels::attention_decode_f16_unmasked,
-                     "attention_decode_f16_unmasked", call);
+      run_decode(NPUKIT_KERNEL(Gpu, attention_decode_f16), NPUKIT_KERNEL(Gpu, attention_decode_f16_unmasked), call);
     } else {
-      run_cpu_decode(kernels::attention_decode_f32, "attention_decode_f32", kernels::attention_decode_f32_unmasked,
-                     "attention_decode_f32_unmasked", call);
+      run_decode(NPUKIT_KERNEL(Gpu, attention_decode_f32), NPUKIT_KERNEL(Gpu, attention_decode_f32_unmasked), call);
     }
   } else if (f16) {
-    run_cpu(kernels::attention_f16, "attention_f16", call);
+    run_general(NPUKIT_KERNEL(Gpu, attention_f16), call);
   } else {
-    run_cpu(kernels::attention_f32, "attention_f32", call);
+    run_general(NPUKIT_KERNEL(Gpu, attention_f32), call);
   }
 }
 
@@ -107,7 +112,7 @@ OpSpec make_spec() {
                 mask,
                 {"o", TensorSpec::Role::output, {"T", "Hq", "Dh"}, floats, "q"}};
   op.check = check;
-  op.kernels = {{"cpu", attention_cpu}};
+  op.kernels = {{"cpu", attention_run<false>}, {"gpu-opencl", attention_run<true>}, {"gpu-cuda", attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   op.gate.dtypes = floats;
   op.gate.cases = golden::attention_cases;

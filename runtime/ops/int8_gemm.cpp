@@ -5,11 +5,16 @@
 #include "golden/int8_gemm.h"
 #include "golden/int8_gemm_cases.h"
 #include "kernels/int8_epilogue_f16.h"
+#include "kernels/int8_epilogue_f16_gpu.h"
 #include "kernels/int8_epilogue_f32.h"
+#include "kernels/int8_epilogue_f32_gpu.h"
 #include "kernels/int8_epilogue_fixed_point.h"
+#include "kernels/int8_epilogue_fixed_point_gpu.h"
 #include "kernels/int8_epilogue_float.h"
+#include "kernels/int8_epilogue_float_gpu.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
+#include "runtime/kernel_call.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/ops/int8_gemm_channels.h"
 #include "runtime/registry.h"
@@ -90,7 +95,8 @@ Int8ChannelFactors int8_channel_factors(const Call& call) {
 
 namespace {
 
-void int8_gemm_cpu(const Call& call) {
+template <bool Gpu>
+void int8_gemm_run(const Call& call) {
   const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
   const TensorView& a = call.tensor("a");
   const layouts::PackedInt8Weights w = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
@@ -98,26 +104,27 @@ void int8_gemm_cpu(const Call& call) {
   const std::string out = call.params.choice("out");
   const TensorView& y = call.tensor("y");
   if (out == "int32") {
-    int8_gemm_accumulate(a, w, zp, y, call.tier);
+    int8_gemm_accumulate(a, w, zp, y, call.tier, call.target);
     return;
   }
   std::vector<int32_t> acc(static_cast<size_t>(m * n));
   const TensorView acc_view{acc.data(), DType::int32, {m, n}, {}};
-  int8_gemm_accumulate(a, w, zp, acc_view, call.tier);
+  int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target);
 
   Int8ChannelFactors f = int8_channel_factors(call);
-  const TensorView cs{f.chan_scale.data(), DType::float32, {n}, {}}, bs{f.bias.data(), DType::float32, {n}, {}};
-  const TensorView ms{f.multiplier.data(), DType::int32, {n}, {}}, ss{f.shift.data(), DType::int32, {n}, {}};
-  HalideBuffer h_acc(acc_view), h_cs(cs), h_bs(bs), h_ms(ms), h_ss(ss), h_y(y);
+  const In cs{{f.chan_scale.data(), DType::float32, {n}, {}}}, bs{{f.bias.data(), DType::float32, {n}, {}}};
+  const In ms{{f.multiplier.data(), DType::int32, {n}, {}}}, ss{{f.shift.data(), DType::int32, {n}, {}}};
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
+  const In acc_in{acc_view};
+  const Out y_out{y};
   if (out == "float32") {
-    call_cpu_kernel(kernels::int8_epilogue_f32, "int8_epilogue_f32", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {
-    call_cpu_kernel(kernels::int8_epilogue_f16, "int8_epilogue_f16", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else if (call.params.choice("rounding") == "fixed_point") {
-    call_cpu_kernel(kernels::int8_epilogue_fixed_point, "int8_epilogue_fixed_point", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else {
-    call_cpu_kernel(kernels::int8_epilogue_float, "int8_epilogue_float", call.tier, h_acc.get(), h_cs.get(), h_bs.get(), h_ms.get(), h_ss.get(), out_zp, h_y.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
   }
 }
 
@@ -175,7 +182,7 @@ OpSpec make_spec() {
        "out=int8: gemmlowp fixed-point multiplier, or ONNX QLinearMatMul fp32 scale with ties to even"},
   };
   op.check = check;
-  op.kernels = {{"cpu", int8_gemm_cpu}};
+  op.kernels = {{"cpu", int8_gemm_run<false>}, {"gpu-opencl", int8_gemm_run<true>}, {"gpu-cuda", int8_gemm_run<true>}};
   op.cpu_tiers = {"avx512_vnni", "avx2", "sse41"};
   op.gate.dtypes = {DType::int32, DType::float32, DType::float16, DType::int8};
   op.gate.cases = golden::int8_gemm_cases;

@@ -10,27 +10,48 @@
 #include "golden/attention.h"
 #include "golden/attention_cases.h"
 #include "kernels/attention_decode_f32.h"
+#include "kernels/attention_decode_f32_gpu.h"
 #include "kernels/attention_decode_f32_kv_f16.h"
+#include "kernels/attention_decode_f32_kv_f16_gpu.h"
 #include "kernels/attention_decode_f32_kv_f16_unmasked.h"
+#include "kernels/attention_decode_f32_kv_f16_unmasked_gpu.h"
 #include "kernels/attention_decode_f32_unmasked.h"
+#include "kernels/attention_decode_f32_unmasked_gpu.h"
 #include "kernels/attention_f32.h"
+#include "kernels/attention_f32_gpu.h"
 #include "kernels/attention_f32_kv_f16.h"
+#include "kernels/attention_f32_kv_f16_gpu.h"
 #include "kernels/dequantize_rows_f16.h"
+#include "kernels/dequantize_rows_f16_gpu.h"
 #include "kernels/dequantize_rows_f32.h"
+#include "kernels/dequantize_rows_f32_gpu.h"
 #include "kernels/linear_f32_wf16_f16.h"
+#include "kernels/linear_f32_wf16_f16_gpu.h"
 #include "kernels/linear_f32_wf16_f32.h"
+#include "kernels/linear_f32_wf16_f32_gpu.h"
 #include "kernels/linear_f32_wf32_f16.h"
+#include "kernels/linear_f32_wf32_f16_gpu.h"
 #include "kernels/linear_f32_wf32_f32.h"
+#include "kernels/linear_f32_wf32_f32_gpu.h"
 #include "kernels/quantize_rows_f16.h"
+#include "kernels/quantize_rows_f16_gpu.h"
 #include "kernels/quantize_rows_f32.h"
+#include "kernels/quantize_rows_f32_gpu.h"
 #include "kernels/qkv_rope_dequant_f16.h"
+#include "kernels/qkv_rope_dequant_f16_gpu.h"
 #include "kernels/qkv_rope_dequant_f32.h"
+#include "kernels/qkv_rope_dequant_f32_gpu.h"
 #include "kernels/qkv_rope_f16_wf16.h"
+#include "kernels/qkv_rope_f16_wf16_gpu.h"
 #include "kernels/qkv_rope_f16_wf32.h"
+#include "kernels/qkv_rope_f16_wf32_gpu.h"
 #include "kernels/qkv_rope_f32_wf16.h"
+#include "kernels/qkv_rope_f32_wf16_gpu.h"
 #include "kernels/qkv_rope_f32_wf32.h"
+#include "kernels/qkv_rope_f32_wf32_gpu.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
+#include "runtime/kernel_call.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
@@ -163,8 +184,8 @@ std::string kernel_name(const char* base, bool act_f16, bool w_f16, bool act_las
 
 // Step 2 of both paths: the attention core over the updated caches, query t at position
 // pos + t, from q (T·Hq·Dh fp32, rotated) into o.
+template <bool Gpu>
 void attend(const Call& call, const Heads& h, float* q, float* o) {
-  using namespace kernels;
   const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   std::vector<int32_t> positions(static_cast<size_t>(T));
@@ -177,9 +198,9 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   } else {
     mask = TensorView{zeros.data(), DType::float32, {T, T == 1 ? 1 : s_max}, {}};
   }
-  HalideBuffer qb(TensorView{q, DType::float32, {T, h.hq, h.dh}, {}}), k(k_cache), v(v_cache),
-      p(TensorView{positions.data(), DType::int32, {T}, {}}), m(mask),
-      ob(TensorView{o, DType::float32, {T, h.hq, h.dh}, {}});
+  const In qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, k{k_cache}, v{v_cache}, m{mask};
+  const In p{{positions.data(), DType::int32, {T}, {}}};
+  const Out ob{{o, DType::float32, {T, h.hq, h.dh}, {}}};
   const bool kv_f16 = k_cache.dtype == DType::float16;
   if (T == 1) {
     // Decode: the split kernel (tasks over cache splits and kv heads, each k and v row read
@@ -188,29 +209,23 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
     const int32_t position = positions[0];
     const bool masked = call.tensors.count("mask") > 0;
     if (kv_f16 && masked) {
-      call_cpu_kernel(attention_decode_f32_kv_f16, "attention_decode_f32_kv_f16", call.tier, qb.get(), k.get(),
-                      v.get(), position, m.get(), ob.get());
+      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_kv_f16), call, qb, k, v, position, m, ob);
     } else if (kv_f16) {
-      call_cpu_kernel(attention_decode_f32_kv_f16_unmasked, "attention_decode_f32_kv_f16_unmasked", call.tier,
-                      qb.get(), k.get(), v.get(), position, m.get(), ob.get());
+      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_kv_f16_unmasked), call, qb, k, v, position, m, ob);
     } else if (masked) {
-      call_cpu_kernel(attention_decode_f32, "attention_decode_f32", call.tier, qb.get(), k.get(), v.get(),
-                      position, m.get(), ob.get());
+      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32), call, qb, k, v, position, m, ob);
     } else {
-      call_cpu_kernel(attention_decode_f32_unmasked, "attention_decode_f32_unmasked", call.tier, qb.get(), k.get(),
-                      v.get(), position, m.get(), ob.get());
+      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_unmasked), call, qb, k, v, position, m, ob);
     }
   } else if (kv_f16) {
-    call_cpu_kernel(attention_f32_kv_f16, "attention_f32_kv_f16", call.tier, qb.get(), k.get(), v.get(), p.get(),
-                    m.get(), ob.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, attention_f32_kv_f16), call, qb, k, v, p, m, ob);
   } else {
-    call_cpu_kernel(attention_f32, "attention_f32", call.tier, qb.get(), k.get(), v.get(), p.get(), m.get(),
-                    ob.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, attention_f32), call, qb, k, v, p, m, ob);
   }
 }
 
-void qkv_attention_cpu(const Call& call) {
-  using namespace kernels;
+template <bool Gpu>
+void qkv_attention_run(const Call& call) {
   if (int8_weights(call)) {
     qkv_attention_int8(call, pack_qkv_int8_weights(call));
     return;
@@ -225,25 +240,23 @@ void qkv_attention_cpu(const Call& call) {
   std::vector<float> q(static_cast<size_t>(T * h.hq * h.dh)), o(q.size());
   TensorView q_view{q.data(), DType::float32, {T, h.hq, h.dh}, {}};
   {
-    HalideBuffer x(call.tensor("x")), w(call.tensor("w_qkv")), qb(q_view), kn(new_rows(k_cache, pos, T)),
-        vn(new_rows(v_cache, pos, T));
     const std::string name = kernel_name("qkv_rope", act_f16, w_f16, false);
-    call_cpu_kernel(pick(act_f16, w_f16, qkv_rope_f32_wf32, qkv_rope_f32_wf16, qkv_rope_f16_wf32, qkv_rope_f16_wf16),
-                    name.c_str(), call.tier, x.get(), w.get(), static_cast<int32_t>(h.hq),
-                    static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
-                    call.params.real("theta"), call.params.choice("style") == "interleaved", qb.get(), kn.get(),
-                    vn.get());
+    call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
+                     NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
+                name.c_str(), call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
+                static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
+                call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q_view},
+                Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
   }
   // 2. The attention core over the updated caches, query t at position pos + t.
-  attend(call, h, q.data(), o.data());
+  attend<Gpu>(call, h, q.data(), o.data());
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
   {
-    HalideBuffer ob(TensorView{o.data(), DType::float32, {T, h.hq * h.dh}, {}}), w(call.tensor("w_o")),
-        y(call.tensor("y"));
     const std::string name = kernel_name("linear_f32", act_f16, w_f16, true);
-    call_cpu_kernel(pick(act_f16, w_f16, linear_f32_wf32_f32, linear_f32_wf16_f32, linear_f32_wf32_f16,
-                         linear_f32_wf16_f16),
-                    name.c_str(), call.tier, ob.get(), w.get(), y.get());
+    call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
+                     NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
+                name.c_str(), call, In{{o.data(), DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
+                Out{call.tensor("y")});
   }
 }
 
@@ -252,18 +265,22 @@ void qkv_attention_cpu(const Call& call) {
 std::string gemm_tier(const std::string& tier) { return tier == "avx512" ? "avx2" : tier; }
 
 // rows[T, K] (x, or the fp32 o) quantized per token into q[T, K] and scale[T].
+template <bool Gpu>
 void quantize_rows(const Call& call, const TensorView& rows, std::vector<int8_t>& q, std::vector<float>& scale) {
   const int64_t T = rows.shape.at(0), K = rows.shape.at(1);
   q.resize(static_cast<size_t>(T * K));
   scale.resize(static_cast<size_t>(T));
-  HalideBuffer a(rows), qb(TensorView{q.data(), DType::int8, {T, K}, {}}),
-      sb(TensorView{scale.data(), DType::float32, {T}, {}});
+  const Out qb{{q.data(), DType::int8, {T, K}, {}}}, sb{{scale.data(), DType::float32, {T}, {}}};
   if (rows.dtype == DType::float16) {
-    call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", call.tier, a.get(), qb.get(), sb.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f16), call, In{rows}, qb, sb);
   } else {
-    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", call.tier, a.get(), qb.get(), sb.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f32), call, In{rows}, qb, sb);
   }
 }
+
+// The int8-weight path (qkv_attention_int8 below) on the CPU tiers or the GPU variants.
+template <bool Gpu>
+void qkv_int8_run(const Call& call, const QkvInt8Weights& w);
 
 }  // namespace
 
@@ -284,7 +301,17 @@ QkvInt8Weights pack_qkv_int8_weights(const Call& call) {
 }
 
 void qkv_attention_int8(const Call& call, const QkvInt8Weights& w) {
-  using namespace kernels;
+  if (is_gpu_family(call.target)) {
+    qkv_int8_run<true>(call, w);
+  } else {
+    qkv_int8_run<false>(call, w);
+  }
+}
+
+namespace {
+
+template <bool Gpu>
+void qkv_int8_run(const Call& call, const QkvInt8Weights& w) {
   const int64_t T = call.dim("T"), D = call.dim("D"), pos = call.params.integer("pos");
   const Heads h = heads_of(call);
   const int64_t rows = (h.hq + 2 * h.hkv) * h.dh, hqdh = h.hq * h.dh;
@@ -303,37 +330,38 @@ void qkv_attention_int8(const Call& call, const QkvInt8Weights& w) {
 
   // 1. x per token → int8; acc = x_q · w_qkvᵀ; dequantized, rotated, k and v into the caches.
   {
-    quantize_rows(call, call.tensor("x"), aq, a_scale);
+    quantize_rows<Gpu>(call, call.tensor("x"), aq, a_scale);
     std::vector<int32_t> acc(static_cast<size_t>(T * rows));
     const TensorView acc_view{acc.data(), DType::int32, {T, rows}, {}};
-    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, D}, {}}, w.w_qkv, 0, acc_view, tier);
-    HalideBuffer ab(acc_view), xs(TensorView{a_scale.data(), DType::float32, {T}, {}}),
-        ws(TensorView{const_cast<float*>(w.w_qkv_scale.data()), DType::float32, {rows}, {}}),
-        qb(TensorView{q.data(), DType::float32, {T, h.hq, h.dh}, {}}), kn(new_rows(k_cache, pos, T)),
-        vn(new_rows(v_cache, pos, T));
-    call_cpu_kernel(act_f16 ? qkv_rope_dequant_f16 : qkv_rope_dequant_f32,
-                    act_f16 ? "qkv_rope_dequant_f16" : "qkv_rope_dequant_f32", call.tier, ab.get(), xs.get(), ws.get(),
-                    static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv),
-                    static_cast<int32_t>(pos), call.params.real("theta"), call.params.choice("style") == "interleaved",
-                    qb.get(), kn.get(), vn.get());
+    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, D}, {}}, w.w_qkv, 0, acc_view, tier, call.target);
+    const In ab{acc_view}, xs{{a_scale.data(), DType::float32, {T}, {}}},
+        ws{{const_cast<float*>(w.w_qkv_scale.data()), DType::float32, {rows}, {}}};
+    const Out qb{{q.data(), DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
+        vn{new_rows(v_cache, pos, T)};
+    const auto args = [&](auto&& kernel_table, const char* name) {
+      call_kernel(kernel_table, name, call, ab, xs, ws, static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh),
+                  static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos), call.params.real("theta"),
+                  call.params.choice("style") == "interleaved", qb, kn, vn);
+    };
+    act_f16 ? args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f16)) : args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f32));
   }
   // 2. The attention core.
-  attend(call, h, q.data(), o.data());
+  attend<Gpu>(call, h, q.data(), o.data());
   // 3. o per token → int8; acc = o_q · w_oᵀ; y dequantized in x's dtype.
   {
-    quantize_rows(call, TensorView{o.data(), DType::float32, {T, hqdh}, {}}, aq, a_scale);
+    quantize_rows<Gpu>(call, TensorView{o.data(), DType::float32, {T, hqdh}, {}}, aq, a_scale);
     std::vector<int32_t> acc(static_cast<size_t>(T * D));
     const TensorView acc_view{acc.data(), DType::int32, {T, D}, {}};
-    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, hqdh}, {}}, w.w_o, 0, acc_view, tier);
-    HalideBuffer ab(acc_view), os(TensorView{a_scale.data(), DType::float32, {T}, {}}),
-        ws(TensorView{const_cast<float*>(w.w_o_scale.data()), DType::float32, {D}, {}}), y(call.tensor("y"));
-    call_cpu_kernel(act_f16 ? dequantize_rows_f16 : dequantize_rows_f32,
-                    act_f16 ? "dequantize_rows_f16" : "dequantize_rows_f32", call.tier, ab.get(), os.get(), ws.get(),
-                    y.get());
+    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, hqdh}, {}}, w.w_o, 0, acc_view, tier, call.target);
+    const In ab{acc_view}, os{{a_scale.data(), DType::float32, {T}, {}}},
+        ws{{const_cast<float*>(w.w_o_scale.data()), DType::float32, {D}, {}}};
+    if (act_f16) {
+      call_kernel(NPUKIT_KERNEL(Gpu, dequantize_rows_f16), call, ab, os, ws, Out{call.tensor("y")});
+    } else {
+      call_kernel(NPUKIT_KERNEL(Gpu, dequantize_rows_f32), call, ab, os, ws, Out{call.tensor("y")});
+    }
   }
 }
-
-namespace {
 
 golden::Tolerance tolerance(const golden::Case& c, const std::string& output, DType dtype) {
   // Every value is a reduction in fp32: over D (the projections, D = 4096 in a real layer),
@@ -404,7 +432,7 @@ OpSpec make_spec() {
        "RoPE pairs (2i, 2i+1) as GPT-J / Meta Llama, or (i, i + head_dim/2) as GPT-NeoX / Hugging Face"},
   };
   op.check = check;
-  op.kernels = {{"cpu", qkv_attention_cpu}};
+  op.kernels = {{"cpu", qkv_attention_run<false>}, {"gpu-opencl", qkv_attention_run<true>}, {"gpu-cuda", qkv_attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   op.gate.dtypes = floats;
   op.gate.cases = golden::qkv_attention_cases;

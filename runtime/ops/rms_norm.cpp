@@ -2,25 +2,23 @@
 #include "golden/rms_norm.h"
 #include "golden/rms_norm_cases.h"
 #include "kernels/rms_norm_f16.h"
+#include "kernels/rms_norm_f16_gpu.h"
 #include "kernels/rms_norm_f32.h"
-#include "runtime/halide_call.h"
+#include "kernels/rms_norm_f32_gpu.h"
+#include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 
 namespace npukit {
 namespace {
 
-template <class Table>
-void run_cpu(const Table& table, const char* kernel, const Call& call) {
-  HalideBuffer x(call.tensor("x")), weight(call.tensor("weight")), y(call.tensor("y"));
-  call_cpu_kernel(table, kernel, call.tier, x.get(), weight.get(), static_cast<float>(call.params.real("eps")),
-                  y.get());
-}
-
-void rms_norm_cpu(const Call& call) {
+template <bool Gpu>
+void rms_norm_run(const Call& call) {
+  const In x{call.tensor("x")}, weight{call.tensor("weight")};
+  const float eps = static_cast<float>(call.params.real("eps"));
   if (call.tensor("x").dtype == DType::float16) {
-    run_cpu(kernels::rms_norm_f16, "rms_norm_f16", call);
+    call_kernel(NPUKIT_KERNEL(Gpu, rms_norm_f16), call, x, weight, eps, Out{call.tensor("y")});
   } else {
-    run_cpu(kernels::rms_norm_f32, "rms_norm_f32", call);
+    call_kernel(NPUKIT_KERNEL(Gpu, rms_norm_f32), call, x, weight, eps, Out{call.tensor("y")});
   }
 }
 
@@ -62,8 +60,9 @@ OpSpec make_spec() {
   };
   op.params = {{"eps", ParamSpec::Kind::real, "1e-5", 0.0, 1.0, {},
                 "added to mean(x^2) before the square root; 0 makes an all-zero row NaN"}};
-  op.kernels = {{"cpu", rms_norm_cpu}};
+  op.kernels = {{"cpu", rms_norm_run<false>}, {"gpu-opencl", rms_norm_run<true>}, {"gpu-cuda", rms_norm_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cuda_tensors = true;
   op.gate.dtypes = floats;
   op.gate.cases = golden::rms_norm_cases;
   op.gate.reference = reference;

@@ -6,12 +6,19 @@
 #include "golden/rope.h"
 #include "golden/rope_cases.h"
 #include "kernels/rope_half_f16.h"
+#include "kernels/rope_half_f16_gpu.h"
 #include "kernels/rope_half_f32.h"
+#include "kernels/rope_half_f32_gpu.h"
 #include "kernels/rope_half_rows_f16.h"
+#include "kernels/rope_half_rows_f16_gpu.h"
 #include "kernels/rope_half_rows_f32.h"
+#include "kernels/rope_half_rows_f32_gpu.h"
 #include "kernels/rope_interleaved_f16.h"
+#include "kernels/rope_interleaved_f16_gpu.h"
 #include "kernels/rope_interleaved_f32.h"
+#include "kernels/rope_interleaved_f32_gpu.h"
 #include "runtime/error.h"
+#include "runtime/kernel_call.h"
 #include "runtime/halide_call.h"
 #include "runtime/registry.h"
 
@@ -41,6 +48,10 @@ void check(const Call& call) {
   }
   const int64_t max_position = call.params.integer("max_position");
   const TensorView& p = call.tensor("positions");
+  // Positions in CUDA memory are not range-checked: that would cost a device-to-host copy
+  // and a sync per call. An out-of-range position only gives that position's rotation; no
+  // access depends on it.
+  if (p.memory == TensorView::Memory::cuda) return;
   const auto* pos = static_cast<const int32_t*>(p.data);
   for (int64_t t = 0; t < p.numel(); ++t) {
     if (pos[t] < 0 || pos[t] >= max_position) {
@@ -51,10 +62,9 @@ void check(const Call& call) {
 }
 
 template <class Table>
-void run_cpu(const Table& table, const char* kernel, const Call& call) {
-  HalideBuffer x(call.tensor("x")), positions(call.tensor("positions")), y(call.tensor("y"));
-  call_cpu_kernel(table, kernel, call.tier, x.get(), positions.get(), call.params.real("theta"),
-                  static_cast<int32_t>(rotary_dim_of(call)), y.get());
+void run_rotary(const Table& table, const char* kernel, const Call& call) {
+  call_kernel(table, kernel, call, In{call.tensor("x")}, In{call.tensor("positions")}, call.params.real("theta"),
+              static_cast<int32_t>(rotary_dim_of(call)), Out{call.tensor("y")});
 }
 
 // The half style over whole rows (rotary_dim = head_dim, as Hugging Face Llama has it):
@@ -62,22 +72,24 @@ void run_cpu(const Table& table, const char* kernel, const Call& call) {
 template <class Table>
 void run_half_rows(const Table& table, const char* kernel, const Call& call) {
   const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), half = call.dim("head_dim") / 2;
-  auto rows = [&](const TensorView& v) { return TensorView{v.data, v.dtype, {tokens, heads, 2, half}, {}}; };
-  HalideBuffer x(rows(call.tensor("x"))), positions(call.tensor("positions")), y(rows(call.tensor("y")));
-  call_cpu_kernel(table, kernel, call.tier, x.get(), positions.get(), call.params.real("theta"), y.get());
+  auto rows = [&](const TensorView& v) { return TensorView{v.data, v.dtype, {tokens, heads, 2, half}, {}, v.memory}; };
+  call_kernel(table, kernel, call, In{rows(call.tensor("x"))}, In{call.tensor("positions")}, call.params.real("theta"),
+              Out{rows(call.tensor("y"))});
 }
 
-void rope_cpu(const Call& call) {
+template <bool Gpu>
+void rope_run(const Call& call) {
   const bool half = call.params.choice("style") == "half";
   const bool f16 = call.tensor("x").dtype == DType::float16;
   if (half && rotary_dim_of(call) == call.dim("head_dim")) {  // check() made it even
-    f16 ? run_half_rows(kernels::rope_half_rows_f16, "rope_half_rows_f16", call)
-        : run_half_rows(kernels::rope_half_rows_f32, "rope_half_rows_f32", call);
+    f16 ? run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f16), call)
+        : run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f32), call);
   } else if (half) {
-    f16 ? run_cpu(kernels::rope_half_f16, "rope_half_f16", call) : run_cpu(kernels::rope_half_f32, "rope_half_f32", call);
+    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f16), call)
+        : run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f32), call);
   } else {
-    f16 ? run_cpu(kernels::rope_interleaved_f16, "rope_interleaved_f16", call)
-        : run_cpu(kernels::rope_interleaved_f32, "rope_interleaved_f32", call);
+    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f16), call)
+        : run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f32), call);
   }
 }
 
@@ -135,8 +147,9 @@ OpSpec make_spec() {
       {"max_position", ParamSpec::Kind::integer, "1048576", 1, 2147483647.0, {}, "positions must be below this"},
   };
   op.check = check;
-  op.kernels = {{"cpu", rope_cpu}};
+  op.kernels = {{"cpu", rope_run<false>}, {"gpu-opencl", rope_run<true>}, {"gpu-cuda", rope_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cuda_tensors = true;
   op.gate.dtypes = floats;
   op.gate.cases = golden::rope_cases;
   op.gate.reference = reference;

@@ -1,0 +1,24 @@
+// Round half to even for fp32, the same on every backend. Halide 14 documents `round` as
+// ties-to-even, and it is on the CPU, but its OpenCL C backend prints it as OpenCL's
+// `round`, which rounds halves away from zero (seen on PoCL: 0.5 → 1). This one is exact
+// integer-and-compare arithmetic, which no fast-math flag can reassociate.
+#pragma once
+
+#include "Halide.h"
+
+namespace npukit::ops {
+
+// nearbyint(v) under round-to-nearest-even for fp32 `v`; |v| ≥ 2^23 (already an integer),
+// ±Inf and NaN come back unchanged. The sign of a zero result is not kept.
+inline Halide::Expr round_half_even(Halide::Expr v) {
+  using namespace Halide;
+  Expr small = abs(v) < 0x1p23f;
+  Expr i = cast<int32_t>(select(small, v, 0.0f));  // toward zero; only used when small
+  Expr t = cast<float>(i);
+  Expr f = abs(v - t);  // exact: the fraction dropped, in [0, 1)
+  Expr away = f > 0.5f || (f == 0.5f && (i & 1) != 0);
+  Expr r = t + select(away, select(v < 0.0f, -1.0f, 1.0f), 0.0f);
+  return select(small, r, v);
+}
+
+}  // namespace npukit::ops

@@ -1,0 +1,107 @@
+// Calling ahead-of-time GPU kernels (cmake/NpukitGpuKernels.cmake writes their tables) on
+// host tensors: inputs are marked host-dirty so that the kernel copies them to the device,
+// outputs and inout tensors are copied back to the host after it, and every device
+// allocation is freed when the call ends, also when it fails.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "HalideRuntime.h"
+#include "runtime/error.h"
+#include "runtime/gpu_device.h"
+#include "runtime/halide_call.h"
+#include "runtime/tensor.h"
+#include "runtime/text.h"
+
+namespace npukit {
+
+template <class Fn>
+struct GpuVariant {
+  const char* family;         // "gpu-opencl", "gpu-cuda"
+  const char* halide_target;  // what it was compiled for
+  bool fp16_as_bits;          // fp16 tensors are passed as uint16 (no half type on the device)
+  Fn fn;
+};
+
+// The buffers of one GPU kernel call and their trips to and from the device.
+class GpuBuffers {
+ public:
+  explicit GpuBuffers(bool fp16_as_bits) : fp16_as_bits_(fp16_as_bits) {}
+  GpuBuffers(const GpuBuffers&) = delete;
+  GpuBuffers& operator=(const GpuBuffers&) = delete;
+  ~GpuBuffers();  // frees the device allocations
+
+  halide_buffer_t* in(const TensorView& t);     // read by the kernel
+  halide_buffer_t* out(const TensorView& t);    // written by the kernel
+  halide_buffer_t* inout(const TensorView& t);  // read and updated in place
+
+  // Copies outputs and inout tensors back to the host; a failure is reported into `ctx`
+  // and returned as a Halide status.
+  int copy_back(HalideCallContext& ctx);
+
+ private:
+  struct Entry {
+    explicit Entry(const TensorView& t) : buffer(t) {}
+    HalideBuffer buffer;
+    bool written = false;  // a host tensor to copy back
+    bool wrapped = false;  // a CUDA device tensor of the caller's
+  };
+  halide_buffer_t* add(const TensorView& t, bool read, bool written);
+
+  bool fp16_as_bits_;
+  std::deque<Entry> entries_;  // a deque: the halide_buffer_t pointers handed out stay valid
+  HalideCallContext free_ctx_;
+};
+
+// The variant of `table` for `family`, after checking that the family's device is here.
+template <class Fn, size_t N>
+const GpuVariant<Fn>& pick_gpu_variant(const GpuVariant<Fn> (&table)[N], std::string_view kernel,
+                                       const std::string& family) {
+  for (const GpuVariant<Fn>& v : table) {
+    if (family == v.family) {
+      require_gpu_device(family);
+      return v;
+    }
+  }
+  const std::string families = join_names(table, [](const GpuVariant<Fn>& v) { return v.family; });
+  fail(Errc::unsupported, "kernel " + std::string(kernel) + " has no variant for target '" + family +
+                              "' (it has: " + families + ")");
+}
+
+// One call of a GPU kernel: pick the variant, bind buffers with in/out/inout, then run.
+template <class Fn>
+class GpuCall {
+ public:
+  template <size_t N>
+  GpuCall(const GpuVariant<Fn> (&table)[N], const char* kernel, const std::string& family)
+      : variant_(pick_gpu_variant(table, kernel, family)), kernel_(kernel), buffers_(variant_.fp16_as_bits) {}
+
+  halide_buffer_t* in(const TensorView& t) { return buffers_.in(t); }
+  halide_buffer_t* out(const TensorView& t) { return buffers_.out(t); }
+  halide_buffer_t* inout(const TensorView& t) { return buffers_.inout(t); }
+
+  // Runs the kernel on `args` (the bound buffers and the scalars, in the kernel's order)
+  // and brings the results home; a Halide error becomes npukit::Error.
+  template <class... Args>
+  void run(Args&&... args) {
+    HalideCallContext ctx;
+    int status = variant_.fn(&ctx, std::forward<Args>(args)...);
+    if (status == 0) status = buffers_.copy_back(ctx);
+    check_halide_status(status, ctx, std::string(kernel_) + " (" + variant_.family + ")");
+  }
+
+ private:
+  const GpuVariant<Fn>& variant_;
+  const char* kernel_;
+  GpuBuffers buffers_;
+};
+
+template <class Fn, size_t N>
+GpuCall(const GpuVariant<Fn> (&)[N], const char*, const std::string&) -> GpuCall<Fn>;
+
+// Whether `family` names a GPU target ("gpu-opencl", "gpu-cuda").
+inline bool is_gpu_family(std::string_view family) { return family.substr(0, 4) == "gpu-"; }
+
+}  // namespace npukit
