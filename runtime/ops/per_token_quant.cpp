@@ -8,19 +8,23 @@
 #include "golden/per_token_quant.h"
 #include "golden/per_token_quant_cases.h"
 #include "kernels/quantize_rows_f16.h"
+#include "kernels/quantize_rows_f16_gpu.h"
 #include "kernels/quantize_rows_f32.h"
-#include "runtime/halide_call.h"
+#include "kernels/quantize_rows_f32_gpu.h"
+#include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 
 namespace npukit {
 namespace {
 
-void per_token_quant_cpu(const Call& call) {
-  HalideBuffer a(call.tensor("a")), q(call.tensor("q")), scale(call.tensor("scale"));
+template <bool Gpu>
+void per_token_quant_run(const Call& call) {
+  const In a{call.tensor("a")};
+  const Out q{call.tensor("q")}, scale{call.tensor("scale")};
   if (call.tensor("a").dtype == DType::float16) {
-    call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", call.tier, a.get(), q.get(), scale.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f16), call, a, q, scale);
   } else {
-    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", call.tier, a.get(), q.get(), scale.get());
+    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f32), call, a, q, scale);
   }
 }
 
@@ -58,7 +62,9 @@ OpSpec make_spec() {
       {"q", TensorSpec::Role::output, {"T", "K"}, {DType::int8}, ""},
       {"scale", TensorSpec::Role::output, {"T"}, {DType::float32}, ""},
   };
-  op.kernels = {{"cpu", per_token_quant_cpu}};
+    op.kernels = {{"cpu", per_token_quant_run<false>},
+                {"gpu-opencl", per_token_quant_run<true>},
+                {"gpu-cuda", per_token_quant_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   op.gate.dtypes = {DType::float32, DType::float16};
   op.gate.cases = golden::per_token_quant_cases;
