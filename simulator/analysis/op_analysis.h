@@ -24,11 +24,18 @@ struct SourceLoc {
   std::string text() const { return file + ":" + std::to_string(line); }
 };
 // `file` as __builtin_FILE() gives it (absolute in CMake builds), trimmed to the path
-// from the `schedules/` folder on when it has one.
+// from the last `schedules/` or `tests/` folder on (the kit's folders that hold NpuPlan
+// calls: the schedules, and the tests' deliberately bad ones), when it has one.
 inline SourceLoc source_loc(const char* file, int line) {
   std::string f = file ? file : "";
-  const size_t at = f.rfind("schedules/");
-  if (at != std::string::npos && (at == 0 || f[at - 1] == '/')) f = f.substr(at);
+  size_t from = std::string::npos;
+  for (const char* folder : {"schedules/", "tests/"}) {
+    const std::string name = folder;
+    if (f.compare(0, name.size(), name) == 0 && from == std::string::npos) from = 0;
+    const size_t at = f.rfind("/" + name);
+    if (at != std::string::npos && (from == std::string::npos || at + 1 > from)) from = at + 1;
+  }
+  if (from != std::string::npos) f = f.substr(from);
   return SourceLoc{f, line};
 }
 

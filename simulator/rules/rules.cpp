@@ -59,10 +59,13 @@ class Checker {
   }
 
  private:
+  // `source`: the statement behind the violation when the rule knows it (a matrix work's
+  // role, not the placement of the Func it updates); else the Func's (source_of).
   void add(const char* rule, const std::string& func, const std::string& loop, int64_t value, int64_t limit,
-           std::string message, std::string suggestion, Violation::Severity severity) {
+           std::string message, std::string suggestion, Violation::Severity severity, SourceLoc source = {}) {
+    if (!source.known()) source = source_of(func);
     out_.push_back(Violation{rule, a_.op, func, loop, value, limit, std::move(message), std::move(suggestion), severity,
-                             source_of(func)});
+                             std::move(source)});
   }
 
   // The schedule statement behind `func`: its placement, else its matrix role.
@@ -92,7 +95,7 @@ class Checker {
               arch_.name + " supports only " + supported_dtypes(),
           "convert " + w.func + "'s operands to one of " + supported_dtypes() + " (quantize or cast before the product)" +
               ", or compute it on the vector unit",
-          Violation::error);
+          Violation::error, w.source);
     }
   }
 
@@ -116,7 +119,7 @@ class Checker {
     add("matrix_tile", w.func, loop, extent, unit,
         std::string(dim) + " tile " + std::to_string(extent) + " is not a multiple of " + unit_name +
             " = " + std::to_string(unit) + context + ": " + percent(waste) + " of MACs would be padding",
-        std::move(suggestion), Violation::warning);
+        std::move(suggestion), Violation::warning, w.source);
   }
 
   void matrix_tile() {
@@ -169,7 +172,7 @@ class Checker {
               " useful ones: " + percent(waste) + " are explicit padding of partial tiles",
           "pick tile extents (" + std::to_string(w.m) + "x" + std::to_string(w.n) + "x" + std::to_string(w.k) +
               " now) that divide the op's shape (" + shape_text() + ") while staying multiples of the unit's shape",
-          Violation::warning);
+          Violation::warning, w.source);
     }
   }
 
