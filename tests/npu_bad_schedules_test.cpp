@@ -230,6 +230,45 @@ TEST(NpuBadSchedules, UnknownBuffer) {
   expect_source(v, line);
 }
 
+// A cube that reads NZ fractals, with DMA and buffers that forgive everything else: what
+// is left is the fractal rule.
+ArchSpec lenient_nz_cube() {
+  return parse_arch_spec(
+      "name: nz-cube\nclock_ghz: 1\ncores: 1\n"
+      "matrix: {kind: cube, layout: nz, dtypes: [int8], shapes: {int8: {m0: 16, k0: 32, n0: 16}}}\n"
+      "vector: {bytes_per_cycle: 64, cycles: {add: 1, mul: 1, fma: 1, exp: 1, rsqrt: 1, div: 1, convert: 1}}\n"
+      "buffers:\n  - {name: l0, bytes: 1048576, alignment: 1, banks: 1, readers: [matrix, dma]}\n"
+      "dma:\n  - {name: dma, bytes_per_cycle: 64, setup_cycles: 0, burst_bytes: 1, alignment: 1}\n"
+      "dram: {bandwidth_gbps: 100, latency_ns: 0}\n",
+      "nz-cube.yaml");
+}
+
+// Operand tiles declared NZ with K tiles of 24: each tile row ends 24 B into a 32 B
+// fractal row. The alignment rule says so in fractal terms (besides matrix_tile's padding
+// warning, which the same K tile always earns on a cube whose k0 is the fractal row).
+TEST(NpuBadSchedules, KTileNotWholeNzFractals) {
+  Gemm g("nz_k_tile_24", Int(8), 16, 64, 24);
+  g.p.plan.stage(g.acc, "l0", g.out_tile());
+  const int line = __LINE__; g.p.plan.stage(g.a_tile, "l0", g.k_chunk(), false, true);
+  g.p.plan.nz(g.a_tile, 32);
+  g.p.plan.stage(g.w_tile, "l0", g.k_chunk(), false, true);
+  g.p.plan.matrix(g.acc, 1, "m", "n", "ri", Dtype::int8, g.whole());
+  const std::vector<Violation> vs = g.check(lenient_nz_cube(), 16, 64, 96);
+  ASSERT_EQ(vs.size(), 2u) << all_messages(vs);
+  EXPECT_EQ(vs[0].rule, "matrix_tile");
+  const Violation& v = vs[1];
+  EXPECT_EQ(v.rule, "dma_alignment");
+  EXPECT_EQ(v.severity, Violation::error);
+  EXPECT_EQ(v.func, "a_tile");
+  EXPECT_EQ(v.value, 24);
+  EXPECT_EQ(v.limit, 32);
+  EXPECT_EQ(v.message,
+            "transfer a -> a_tile: K tile 24 is not a whole number of NZ fractals of 32 B (32 elements of 1 B): "
+            "each tile row ends 24 B into a fractal row");
+  EXPECT_EQ(v.suggestion, "make the K tile 32 or 64 elements, so that every tile row is whole fractal rows");
+  expect_source(v, line);
+}
+
 // The same GEMMs placed well are clean: the violations above come from the one bad
 // statement each, not from the shapes or the pipeline.
 TEST(NpuBadSchedules, TheSameSchedulesPlacedWellAreClean) {

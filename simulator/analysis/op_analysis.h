@@ -78,6 +78,10 @@ struct Transfer {
   int64_t base_alignment = 4096;
   bool double_buffered = false;
   int64_t element_bytes = 0;  // bytes of one element (0: unknown)
+  // > 0: `func` is stored in NZ fractals whose rows are this many bytes; each run of the
+  // innermost (K) copy loop, `k_run_bytes`, lands on chip as whole or partial fractal rows.
+  int64_t fractal_row_bytes = 0;
+  int64_t k_run_bytes = 0;
   SourceLoc source;           // the placement of `func`
   int64_t bytes() const { return rows * row_bytes; }
   int64_t total_bytes() const { return count * bytes(); }

@@ -281,7 +281,9 @@ class Checker {
       }
       const int64_t run = transfer_run_bytes(t);
       if (run <= 0) continue;
-      if (run % e.alignment != 0) {
+      if (t.fractal_row_bytes > 0 && t.k_run_bytes % t.fractal_row_bytes != 0) {
+        nz_fractal_rows(t, what, eb);  // the run rule in the terms of the NZ layout
+      } else if (run % e.alignment != 0) {
         const int64_t below = run / e.alignment * e.alignment, above = round_up(run, e.alignment);
         add("dma_alignment", t.func, t.loop, run, e.alignment,
             what + ": each contiguous run is " + std::to_string(run) + " B, not a multiple of DMA engine " + e.name +
@@ -304,6 +306,21 @@ class Checker {
             Violation::warning);
       }
     }
+  }
+
+  // A transfer into NZ fractals (layouts/nz.h) whose K run is not whole fractal rows: the
+  // tile row ends inside a fractal row, so the next K tile starts inside one too and the
+  // cube would read padding in every row.
+  void nz_fractal_rows(const Transfer& t, const std::string& what, int64_t eb) {
+    const int64_t f = t.fractal_row_bytes, k = t.k_run_bytes;
+    const int64_t below = k / f * f, above = round_up(k, f);
+    const std::string use = below > 0 ? std::to_string(below / eb) + " or " + std::to_string(above / eb)
+                                      : std::to_string(above / eb) + " or " + std::to_string((above + f) / eb);
+    add("dma_alignment", t.func, t.loop, k, f,
+        what + ": K tile " + std::to_string(k / eb) + " is not a whole number of NZ fractals of " + std::to_string(f) +
+            " B (" + std::to_string(f / eb) + " elements of " + std::to_string(eb) + " B): each tile row ends " +
+            std::to_string(k % f) + " B into a fractal row",
+        "make the K tile " + use + " elements, so that every tile row is whole fractal rows", Violation::error);
   }
 
   void vector_alignment() {
