@@ -209,6 +209,21 @@ TEST(ArchSpec, DtypesAndCubeShapesAgree) {
             "edge.yaml: matrix.dtypes[2] = int8: duplicate dtype");
 }
 
+// matrix.layout: optional, nd by default; nz only for a cube whose shapes are NZ fractals.
+TEST(ArchSpec, OperandLayout) {
+  EXPECT_EQ(parse_arch_spec(kValid, "edge.yaml").matrix.layout, OperandLayout::nd);
+  EXPECT_EQ(parse_arch_spec(with("  kind: cube\n", "  kind: cube\n  layout: nz\n"), "edge.yaml").matrix.layout,
+            OperandLayout::nz);
+  EXPECT_EQ(error_of(with("  kind: cube\n", "  kind: cube\n  layout: zn\n")),
+            "edge.yaml: matrix.layout = zn: must be nd or nz");
+  EXPECT_EQ(error_of(with("  kind: cube\n", "  kind: cube\n  layout: nz\n",
+                          with("fp16: {m0: 16, k0: 16, n0: 16}", "fp16: {m0: 8, k0: 16, n0: 16}"))),
+            "edge.yaml: matrix.layout = nz: NZ fractals are 16 rows x 32 B, but matrix.shapes.fp16 is m0 = 8, "
+            "k0 = 16 (32 B); use layout nd or m0 = 16, k0 = 16");
+  EXPECT_EQ(error_of(with("dataflow: os", "dataflow: os\n  layout: nz", with(kCube, kSystolic))),
+            "edge.yaml: matrix.layout: only for kind cube (this matrix is kind systolic)");
+}
+
 TEST(ArchSpec, MalformedYamlNamesLineAndColumn) {
   EXPECT_EQ(error_of("name: edge\nclock_ghz: 1.0\nmatrix: {kind: cube\ncores: 1\n"),
             "edge.yaml: malformed YAML at line 4, column 6: end of map flow not found");

@@ -157,6 +157,33 @@ TEST(NpuAnalysis, RulesOnABadTile) {
   EXPECT_TRUE(capacity);
 }
 
+// On a cube that reads NZ (ascend-910b-like, matrix.layout: nz) the operand tiles are
+// staged as 16 x 32 B fractals: each DMA run is one tile row of K cut into fractal rows,
+// and a tile of 8 rows still occupies a whole fractal's 16. Row-major elsewhere.
+TEST(NpuAnalysis, AscendStagesGemmOperandsInNzFractals) {
+  const ArchSpec& ascend = preset("ascend-910b-like");
+  ASSERT_EQ(ascend.matrix.layout, OperandLayout::nz);
+  SimRequest r = gemm(8, 1024, 256);
+  r.schedule = {{"tile_m", 8}, {"tile_n", 64}, {"tile_k", 512}, {"double_buffer", 0}};
+  const OpAnalysis a = analyse_op(r, ascend);
+  int nz_transfers = 0;
+  for (const Transfer& t : a.transfers) {
+    if (t.tensor != "a" && t.tensor != "w") continue;
+    ++nz_transfers;
+    EXPECT_EQ(t.fractal_row_bytes, 32) << t.func;
+    EXPECT_EQ(t.k_run_bytes, 512) << t.func;  // one tile row of K: 16 fractal rows
+    EXPECT_EQ(t.row_bytes, 512) << t.func;    // DRAM rows are K-contiguous, 1024 B apart
+    EXPECT_EQ(t.stride_bytes, 1024) << t.func;
+  }
+  EXPECT_EQ(nz_transfers, 2);
+  for (const Allocation& al : a.allocations) {
+    if (al.func == "a_tile") EXPECT_EQ(al.bytes, 16 * 512);  // 8 rows padded to one fractal row block
+    if (al.func == "w_tile") EXPECT_EQ(al.bytes, 64 * 512);
+  }
+  EXPECT_EQ(a.macs(), 8 * 1024 * 256);
+  for (const Transfer& t : analyse_op(r, preset("edge-6tops")).transfers) EXPECT_EQ(t.fractal_row_bytes, 0) << t.func;
+}
+
 // Shapes and tiles are parameters of the lowered nest: a 100-shape sweep lowers once.
 TEST(NpuAnalysis, ShapeSweepLowersOnce) {
   const ArchSpec& edge = preset("edge-6tops");

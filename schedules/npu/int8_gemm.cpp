@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <cstdint>
 #include <map>
 #include <vector>
 
+#include "layouts/nz.h"
 #include "ops/float_convert.h"
 #include "ops/int8_gemm.h"
 #include "runtime/ops/int8_gemm_channels.h"
@@ -175,11 +177,30 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   // Clamped reads: tiles are guarded, but Halide 14's bounds of the inputs over a tiled,
   // guarded loop can run one tile past the end; clamping keeps the reads in the tensors.
   Expr K = a.dim(0).extent();
-  a_tile(k, m) = a(clamp(k, 0, K - 1), clamp(m, 0, a.dim(1).extent() - 1));
-  w_tile(k, n) = w(clamp(k, 0, K - 1), clamp(n, 0, w.dim(1).extent() - 1));
   RDom r(0, K, "r");
+  // Where the cube reads NZ fractals (Ascend), the operand tiles are stored as them
+  // (layouts/nz.h): a 4-D Func over (k in fractal row, row in fractal, fractal row block,
+  // fractal column) has exactly NZ storage, since Halide 14 cannot split a Func's storage.
+  // Its rows are the operand's rows (m for a, n for w); padding rows and columns of a
+  // partial fractal hold clamped copies the product never reads.
+  const bool nz = arch.matrix.layout == sim::OperandLayout::nz;
+  const int k0 = static_cast<int>(layouts::kNzFractalRowBytes);  // int8: one byte per k
+  const int r0 = static_cast<int>(layouts::kNzFractalRows);
+  Var ki("ki"), ri_("rr"), rb("rb"), kb("kb"), kf("kf");
+  std::function<Expr(Expr, Expr)> a_at, w_at;
+  if (nz) {
+    a_tile(ki, ri_, rb, kb) = a(clamp(kb * k0 + ki, 0, K - 1), clamp(rb * r0 + ri_, 0, a.dim(1).extent() - 1));
+    w_tile(ki, ri_, rb, kb) = w(clamp(kb * k0 + ki, 0, K - 1), clamp(rb * r0 + ri_, 0, w.dim(1).extent() - 1));
+    a_at = [&](Expr kk, Expr mm) { return a_tile(kk % k0, mm % r0, mm / r0, kk / k0); };
+    w_at = [&](Expr kk, Expr nn) { return w_tile(kk % k0, nn % r0, nn / r0, kk / k0); };
+  } else {
+    a_tile(k, m) = a(clamp(k, 0, K - 1), clamp(m, 0, a.dim(1).extent() - 1));
+    w_tile(k, n) = w(clamp(k, 0, K - 1), clamp(n, 0, w.dim(1).extent() - 1));
+    a_at = [&](Expr kk, Expr mm) { return a_tile(kk, mm); };
+    w_at = [&](Expr kk, Expr nn) { return w_tile(kk, nn); };
+  }
   acc(n, m) = 0;
-  acc(n, m) += (cast<int32_t>(a_tile(r, m)) - zp) * cast<int32_t>(w_tile(r, n));
+  acc(n, m) += (cast<int32_t>(a_at(r, m)) - zp) * cast<int32_t>(w_at(r, n));
   p.inputs = {a, w};
   p.ints = {zp, tm, tn, tk, out_zp};
   // Per-channel factors come in with their N tile.
@@ -236,6 +257,14 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   acc.update().split(r.x, ro, ri, tk, TailStrategy::GuardWithIf).reorder(ri, n, m, ro);
   p.plan.stage(a_tile, roles.matrix_a, LoopLevel(acc, ro), double_buffer, true);
   p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, ro), double_buffer, true);
+  if (nz) {
+    // The DMA walks each operand row's K run in DRAM order (one loop over the tile's K,
+    // fractal column outside the k within it) and scatters it into 32-byte fractal rows.
+    for (Func f : {a_tile, w_tile}) {
+      f.reorder(ki, kb, ri_, rb).fuse(ki, kb, kf);
+      p.plan.nz(f, layouts::kNzFractalRowBytes);
+    }
+  }
   p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8, {a.dim(1).extent(), w.dim(1).extent(), K});
   for (Func& t : channel_tiles) p.plan.stage(t, roles.vector, LoopLevel(y, no), false, true);
   if (stage_acc) p.plan.stage(acc_v, roles.vector, LoopLevel(y, mo));

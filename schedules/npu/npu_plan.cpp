@@ -1,6 +1,7 @@
 #include "schedules/npu/npu_plan.h"
 
 #include <cctype>
+#include <stdexcept>
 
 namespace npukit::schedules::npu {
 
@@ -8,6 +9,12 @@ void NpuPlan::stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel
                     bool from_dram, const char* file, int line) {
   f.compute_at(at).store_at(at).store_in(Halide::MemoryType::Heap);
   placements_[f.name()] = Placement{buffer, double_buffered, from_dram, sim::source_loc(file, line)};
+}
+
+void NpuPlan::nz(const Halide::Func& f, int64_t row_bytes) {
+  auto it = placements_.find(f.name());
+  if (it == placements_.end()) throw std::logic_error("NpuPlan::nz: " + f.name() + " is not staged (call stage first)");
+  it->second.fractal_row_bytes = row_bytes;
 }
 
 void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,

@@ -22,6 +22,9 @@ struct Placement {
   bool double_buffered = false;
   bool from_dram = false;            // a copy of an op input: its produce is a DMA in
   sim::SourceLoc source;             // the schedule statement that placed it
+  // > 0: stored on chip in NZ fractals (layouts/nz.h) whose rows are this many bytes; the
+  // copy's innermost loop walks K, so each DRAM run is cut into whole fractal rows.
+  int64_t fractal_row_bytes = 0;
 };
 
 // The matrix unit computes update `stage` of `func`; its tile loops are those over the
@@ -45,6 +48,9 @@ class NpuPlan {
   // placement points at it.
   void stage(Halide::Func f, const std::string& buffer, Halide::LoopLevel at, bool double_buffered = false,
              bool from_dram = false, const char* file = __builtin_FILE(), int line = __builtin_LINE());
+  // Declares that staged `f` (already placed by `stage`) is stored in NZ fractals with rows
+  // of `row_bytes` (32 on Ascend): the rules then judge its transfers in fractal rows.
+  void nz(const Halide::Func& f, int64_t row_bytes);
   // `whole`: the op's whole {M, N, K} extents, when known (see MatrixRole::whole).
   void matrix(const Halide::Func& f, int stage, const std::string& m_var, const std::string& n_var,
               const std::string& k_var, sim::Dtype dtype, std::vector<Halide::Expr> whole = {},

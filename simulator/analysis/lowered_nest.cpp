@@ -631,6 +631,10 @@ class NestWalker {
     t.double_buffered = p && p->double_buffered;
     t.element_bytes = esize;
     if (p) t.source = p->source;
+    if (p && p->fractal_row_bytes > 0) {  // NZ on chip: the innermost copy loop walks K
+      t.fractal_row_bytes = p->fractal_row_bytes;
+      t.k_run_bytes = (c.loops.empty() ? 1 : c.loops.back().second) * c.lanes * esize;
+    }
     const auto key = std::make_tuple(func + (out ? ">" : "<"), t.rows, t.row_bytes, t.stride_bytes, int64_t(out));
     auto [it, fresh] = transfer_index_.emplace(key, result_.transfers.size());
     if (fresh) {

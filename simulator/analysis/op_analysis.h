@@ -24,11 +24,18 @@ struct SourceLoc {
   std::string text() const { return file + ":" + std::to_string(line); }
 };
 // `file` as __builtin_FILE() gives it (absolute in CMake builds), trimmed to the path
-// from the `schedules/` folder on when it has one.
+// from the last `schedules/` or `tests/` folder on (the kit's folders that hold NpuPlan
+// calls: the schedules, and the tests' deliberately bad ones), when it has one.
 inline SourceLoc source_loc(const char* file, int line) {
   std::string f = file ? file : "";
-  const size_t at = f.rfind("schedules/");
-  if (at != std::string::npos && (at == 0 || f[at - 1] == '/')) f = f.substr(at);
+  size_t from = std::string::npos;
+  for (const char* folder : {"schedules/", "tests/"}) {
+    const std::string name = folder;
+    if (f.compare(0, name.size(), name) == 0 && from == std::string::npos) from = 0;
+    const size_t at = f.rfind("/" + name);
+    if (at != std::string::npos && (from == std::string::npos || at + 1 > from)) from = at + 1;
+  }
+  if (from != std::string::npos) f = f.substr(from);
   return SourceLoc{f, line};
 }
 
@@ -71,6 +78,10 @@ struct Transfer {
   int64_t base_alignment = 4096;
   bool double_buffered = false;
   int64_t element_bytes = 0;  // bytes of one element (0: unknown)
+  // > 0: `func` is stored in NZ fractals whose rows are this many bytes; each run of the
+  // innermost (K) copy loop, `k_run_bytes`, lands on chip as whole or partial fractal rows.
+  int64_t fractal_row_bytes = 0;
+  int64_t k_run_bytes = 0;
   SourceLoc source;           // the placement of `func`
   int64_t bytes() const { return rows * row_bytes; }
   int64_t total_bytes() const { return count * bytes(); }

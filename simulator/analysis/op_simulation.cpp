@@ -42,7 +42,8 @@ std::string arch_key(const ArchSpec& a) {
     k << '|' << b.name << ':' << b.alignment;
     for (Unit u : b.readers) k << ',' << to_string(u);
   }
-  k << '|' << to_string(a.matrix.kind) << ':' << a.matrix.rows << 'x' << a.matrix.cols << ':' << to_string(a.matrix.dataflow);
+  k << '|' << to_string(a.matrix.kind) << ':' << a.matrix.rows << 'x' << a.matrix.cols << ':' << to_string(a.matrix.dataflow)
+    << ':' << to_string(a.matrix.layout);
   for (Dtype d : a.matrix.dtypes) k << ',' << to_string(d);
   for (const auto& [d, s] : a.matrix.shapes) k << ',' << s.m0 << 'x' << s.k0 << 'x' << s.n0;
   return k.str();

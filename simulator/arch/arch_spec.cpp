@@ -16,6 +16,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "simulator/arch/dtype_bytes.h"
+
 #ifndef NPUKIT_ARCH_PRESET_DIR
 #error "NPUKIT_ARCH_PRESET_DIR must be defined (simulator/CMakeLists.txt sets it)"
 #endif
@@ -33,6 +35,8 @@ const std::vector<std::pair<DmaDirection, const char*>> kDmaDirections = {
     {DmaDirection::both, "both"}, {DmaDirection::in, "in"}, {DmaDirection::out, "out"}};
 const std::vector<std::pair<Dataflow, const char*>> kDataflows = {
     {Dataflow::ws, "ws"}, {Dataflow::os, "os"}, {Dataflow::is, "is"}};
+const std::vector<std::pair<OperandLayout, const char*>> kLayouts = {
+    {OperandLayout::nd, "nd"}, {OperandLayout::nz, "nz"}};
 const std::vector<std::pair<Unit, const char*>> kUnits = {
     {Unit::matrix, "matrix"}, {Unit::vector, "vector"}, {Unit::dma, "dma"}};
 const std::vector<std::pair<VectorOp, const char*>> kVectorOps = {
@@ -258,13 +262,13 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
   MatrixUnit unit;
   unit.kind = r.choice(r.require(m, path, "kind"), "matrix.kind", kKinds);
 
-  const std::vector<std::string> cube_keys = {"kind", "dtypes", "shapes"};
+  const std::vector<std::string> cube_keys = {"kind", "dtypes", "shapes", "layout"};
   const std::vector<std::string> systolic_keys = {"kind", "dtypes", "rows", "cols", "dataflow"};
   if (unit.kind == MatrixKind::cube)
     r.check_keys(m, path, cube_keys, {"rows", "cols", "dataflow"},
                  "only for kind systolic (this matrix is kind cube)");
   else
-    r.check_keys(m, path, systolic_keys, {"shapes"},
+    r.check_keys(m, path, systolic_keys, {"shapes", "layout"},
                  "only for kind cube (this matrix is kind systolic)");
 
   const YAML::Node dtypes = r.require(m, path, "dtypes");
@@ -305,6 +309,21 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
       if (!unit.shapes.count(d))
         r.fail(std::string("matrix.shapes.") + to_string(d),
                std::string("missing (required: ") + to_string(d) + " is in matrix.dtypes)");
+    if (const YAML::Node layout = m["layout"]) {
+      unit.layout = r.choice(layout, "matrix.layout", kLayouts);
+      // An NZ fractal is 16 rows of 32 bytes (layouts/nz.h): the cube's shape for each
+      // dtype must be that fractal, or the staged tiles would not be what it reads.
+      for (const auto& [d, shape] : unit.shapes) {
+        if (unit.layout != OperandLayout::nz) break;
+        if (shape.m0 != 16 || shape.k0 * dtype_bytes(d) != 32)
+          r.fail("matrix.layout", layout,
+                 std::string("NZ fractals are 16 rows x 32 B, but matrix.shapes.") + to_string(d) + " is m0 = " +
+                     std::to_string(shape.m0) + ", k0 = " + std::to_string(shape.k0) + " (" +
+                     std::to_string(shape.k0 * dtype_bytes(d)) + " B); use layout nd or m0 = 16, k0 = " +
+                     std::to_string(32 / dtype_bytes(d)),
+                 false);
+      }
+    }
   } else {
     unit.rows = r.positive_integer(r.require(m, path, "rows"), "matrix.rows");
     unit.cols = r.positive_integer(r.require(m, path, "cols"), "matrix.cols");
@@ -457,6 +476,7 @@ bool looks_like_path(const std::string& s) {
 
 const char* to_string(Dtype d) { return name_of(kDtypes, d); }
 const char* to_string(MatrixKind k) { return name_of(kKinds, k); }
+const char* to_string(OperandLayout l) { return name_of(kLayouts, l); }
 const char* to_string(Dataflow d) { return name_of(kDataflows, d); }
 const char* to_string(Unit u) { return name_of(kUnits, u); }
 const char* to_string(DmaDirection d) { return name_of(kDmaDirections, d); }
@@ -580,6 +600,7 @@ std::string arch_summary(const ArchSpec& s) {
         << format_rate(s.peak_ops_per_second(d), d == Dtype::int8 || d == Dtype::int32)
         << (d == s.matrix.dtypes.back() ? "" : ",");
   }
+  if (s.matrix.layout == OperandLayout::nz) out << "; operands staged in NZ fractals (16 rows x 32 B)";
   out << "\n  vector: " << format_double(s.vector.bytes_per_cycle) << " B/cycle\n";
   out << "  buffers:";
   for (const auto& b : s.buffers) {

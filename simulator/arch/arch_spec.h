@@ -16,12 +16,16 @@ enum class MatrixKind { cube, systolic };
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary
 enum class Unit { matrix, vector, dma };
 enum class VectorOp { add, mul, fma, exp, rsqrt, div, convert };
+// How a cube unit wants its operands staged on chip: row-major tiles (nd) or NZ fractals
+// of 16 rows x 32 bytes (layouts/nz.h), as Ascend's cube reads them.
+enum class OperandLayout { nd, nz };
 
 const char* to_string(Dtype d);
 const char* to_string(MatrixKind k);
 const char* to_string(Dataflow d);
 const char* to_string(Unit u);
 const char* to_string(VectorOp op);
+const char* to_string(OperandLayout l);
 
 // One cube step: an m0×k0 tile times a k0×n0 tile, m0·k0·n0 MACs per cycle.
 struct CubeShape {
@@ -35,6 +39,7 @@ struct MatrixUnit {
   std::map<Dtype, CubeShape> shapes;      // cube: one shape per dtype in `dtypes`
   int64_t rows = 0, cols = 0;             // systolic: R×C processing elements
   Dataflow dataflow = Dataflow::ws;       // systolic only
+  OperandLayout layout = OperandLayout::nd;  // cube only (optional `layout:` in the file)
 
   bool supports(Dtype d) const;
   // Peak MACs per cycle of one core for `d`; 0 when `d` is not supported.

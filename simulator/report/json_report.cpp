@@ -26,11 +26,16 @@ nlohmann::json analysis_to_json(const OpAnalysis& a) {
     allocs.push_back({{"func", al.func}, {"buffer", al.buffer}, {"loop", al.loop}, {"bytes", al.bytes},
                       {"double_buffered", al.double_buffered}, {"readers", readers}});
   }
-  for (const Transfer& t : a.transfers)
+  for (const Transfer& t : a.transfers) {
     transfers.push_back({{"func", t.func}, {"tensor", t.tensor}, {"buffer", t.buffer}, {"loop", t.loop},
                          {"direction", t.direction == Direction::in ? "in" : "out"}, {"count", t.count},
                          {"rows", t.rows}, {"row_bytes", t.row_bytes}, {"stride_bytes", t.stride_bytes},
                          {"base_alignment", t.base_alignment}, {"double_buffered", t.double_buffered}});
+    if (t.fractal_row_bytes > 0) {  // staged in NZ fractals: the K run is cut into fractal rows
+      transfers.back()["fractal_row_bytes"] = t.fractal_row_bytes;
+      transfers.back()["k_run_bytes"] = t.k_run_bytes;
+    }
+  }
   for (const MatrixWork& w : a.matrix)
     matrix.push_back({{"func", w.func}, {"dtype", to_string(w.dtype)}, {"count", w.count}, {"m", w.m}, {"n", w.n},
                       {"k", w.k}, {"useful_macs", w.useful_macs}});

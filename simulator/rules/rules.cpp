@@ -59,10 +59,13 @@ class Checker {
   }
 
  private:
+  // `source`: the statement behind the violation when the rule knows it (a matrix work's
+  // role, not the placement of the Func it updates); else the Func's (source_of).
   void add(const char* rule, const std::string& func, const std::string& loop, int64_t value, int64_t limit,
-           std::string message, std::string suggestion, Violation::Severity severity) {
+           std::string message, std::string suggestion, Violation::Severity severity, SourceLoc source = {}) {
+    if (!source.known()) source = source_of(func);
     out_.push_back(Violation{rule, a_.op, func, loop, value, limit, std::move(message), std::move(suggestion), severity,
-                             source_of(func)});
+                             std::move(source)});
   }
 
   // The schedule statement behind `func`: its placement, else its matrix role.
@@ -92,7 +95,7 @@ class Checker {
               arch_.name + " supports only " + supported_dtypes(),
           "convert " + w.func + "'s operands to one of " + supported_dtypes() + " (quantize or cast before the product)" +
               ", or compute it on the vector unit",
-          Violation::error);
+          Violation::error, w.source);
     }
   }
 
@@ -116,7 +119,7 @@ class Checker {
     add("matrix_tile", w.func, loop, extent, unit,
         std::string(dim) + " tile " + std::to_string(extent) + " is not a multiple of " + unit_name +
             " = " + std::to_string(unit) + context + ": " + percent(waste) + " of MACs would be padding",
-        std::move(suggestion), Violation::warning);
+        std::move(suggestion), Violation::warning, w.source);
   }
 
   void matrix_tile() {
@@ -169,7 +172,7 @@ class Checker {
               " useful ones: " + percent(waste) + " are explicit padding of partial tiles",
           "pick tile extents (" + std::to_string(w.m) + "x" + std::to_string(w.n) + "x" + std::to_string(w.k) +
               " now) that divide the op's shape (" + shape_text() + ") while staying multiples of the unit's shape",
-          Violation::warning);
+          Violation::warning, w.source);
     }
   }
 
@@ -278,7 +281,9 @@ class Checker {
       }
       const int64_t run = transfer_run_bytes(t);
       if (run <= 0) continue;
-      if (run % e.alignment != 0) {
+      if (t.fractal_row_bytes > 0 && t.k_run_bytes % t.fractal_row_bytes != 0) {
+        nz_fractal_rows(t, what, eb);  // the run rule in the terms of the NZ layout
+      } else if (run % e.alignment != 0) {
         const int64_t below = run / e.alignment * e.alignment, above = round_up(run, e.alignment);
         add("dma_alignment", t.func, t.loop, run, e.alignment,
             what + ": each contiguous run is " + std::to_string(run) + " B, not a multiple of DMA engine " + e.name +
@@ -301,6 +306,21 @@ class Checker {
             Violation::warning);
       }
     }
+  }
+
+  // A transfer into NZ fractals (layouts/nz.h) whose K run is not whole fractal rows: the
+  // tile row ends inside a fractal row, so the next K tile starts inside one too and the
+  // cube would read padding in every row.
+  void nz_fractal_rows(const Transfer& t, const std::string& what, int64_t eb) {
+    const int64_t f = t.fractal_row_bytes, k = t.k_run_bytes;
+    const int64_t below = k / f * f, above = round_up(k, f);
+    const std::string use = below > 0 ? std::to_string(below / eb) + " or " + std::to_string(above / eb)
+                                      : std::to_string(above / eb) + " or " + std::to_string((above + f) / eb);
+    add("dma_alignment", t.func, t.loop, k, f,
+        what + ": K tile " + std::to_string(k / eb) + " is not a whole number of NZ fractals of " + std::to_string(f) +
+            " B (" + std::to_string(f / eb) + " elements of " + std::to_string(eb) + " B): each tile row ends " +
+            std::to_string(k % f) + " B into a fractal row",
+        "make the K tile " + use + " elements, so that every tile row is whole fractal rows", Violation::error);
   }
 
   void vector_alignment() {
