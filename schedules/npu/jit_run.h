@@ -1,7 +1,8 @@
-// Host runs of NPU schedules for `--target npu-sim:ARCH` (the schedules written before the
-// NpuSchedule registration lands use this; the registration's generic kernel replaces
-// it): one compiled pipeline per key, realized on a call's tensors with its scalar
-// parameters set by name. Halide errors come back as npukit errors.
+// Host runs of NPU schedules for `--target npu-sim:ARCH`: a pipeline realized on a call's
+// tensors with its scalar parameters set by name (the registration's generic kernel in
+// simulator/analysis/npu_sim_kernels.cpp, and the kernels of the schedules not yet
+// registered, which also keep their pipelines with cached_pipeline). Halide errors come
+// back as npukit errors.
 #pragma once
 
 #include <functional>

@@ -3,10 +3,9 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "runtime/cpu_features.h"
 #include "runtime/error.h"
-#include "runtime/halide_call.h"
 #include "runtime/registry.h"
+#include "schedules/npu/jit_run.h"
 #include "schedules/npu/npu_schedule.h"
 #include "simulator/analysis/op_simulation.h"
 
@@ -15,19 +14,6 @@ namespace {
 
 using schedules::npu::ExtraInputs;
 using schedules::npu::NpuSchedule;
-
-Halide::Buffer<> jit_buffer(const TensorView& t) {
-  HalideBuffer hb(t);
-  return Halide::Buffer<>(Halide::Runtime::Buffer<>(*hb.get()));
-}
-
-ArchSpec call_arch(const Call& call) {
-  try {
-    return resolve_arch(call.arch);
-  } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, std::string("target npu-sim:") + call.arch + ": " + e.what());
-  }
-}
 
 const ParamSpec* param_spec(const OpSpec& op, const std::string& name) {
   for (const ParamSpec& p : op.params)
@@ -73,61 +59,47 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
 // the knobs, the shape, the extras and the op's integer parameters, float params from the
 // extras and the op's real parameters.
 void run_npu_sim(const NpuSchedule& s, const Call& call) {
-  const ArchSpec arch = call_arch(call);
+  const ArchSpec arch = schedules::npu::call_arch(call);
   const ResolvedRequest r = resolve_call(s, call, arch);
   auto c = compiled_npu_op(s, r.variant, arch, r.knobs.at("double_buffer") != 0);
   ExtraInputs extra;
   if (s.prepare) s.prepare(call, extra);
-  auto tensor = [&](const std::string& name) -> const TensorView& {
-    if (auto it = extra.tensors.find(name); it != extra.tensors.end()) return it->second;
-    if (call.tensors.count(name)) return call.tensor(name);
-    fail(Errc::internal, s.op + " on npu-sim: no tensor for pipeline buffer " + name);
-  };
-  Halide::ParamMap pm;
-  std::vector<Halide::Buffer<>> keep;
-  keep.reserve(c->pipeline.inputs.size());
+  schedules::npu::JitArgs args;
   for (const Halide::ImageParam& p : c->pipeline.inputs) {
-    keep.push_back(jit_buffer(tensor(p.name())));
-    pm.set(p, keep.back());
+    const std::string& n = p.name();
+    if (auto it = extra.tensors.find(n); it != extra.tensors.end()) {
+      args.inputs[n] = it->second;
+    } else if (call.tensors.count(n)) {
+      args.inputs[n] = call.tensor(n);
+    } else {
+      fail(Errc::internal, s.op + " on npu-sim: no tensor for pipeline buffer " + n);
+    }
   }
   for (const Halide::Param<int32_t>& p : c->pipeline.ints) {
     const std::string& n = p.name();
-    int64_t v;
     if (auto k = r.knobs.find(n); k != r.knobs.end()) {
-      v = k->second;
+      args.ints[n] = k->second;
     } else if (auto e = extra.ints.find(n); e != extra.ints.end()) {
-      v = e->second;
+      args.ints[n] = e->second;
     } else if (auto d = r.shape.find(n); d != r.shape.end()) {
-      v = d->second;
+      args.ints[n] = d->second;
     } else if (const ParamSpec* ps = param_spec(*call.op, n); ps && ps->kind == ParamSpec::Kind::integer) {
-      v = call.params.integer(n);
+      args.ints[n] = call.params.integer(n);
     } else {
       fail(Errc::internal, s.op + " on npu-sim: no value for int parameter " + n);
     }
-    pm.set(p, static_cast<int32_t>(v));
   }
   for (const Halide::Param<float>& p : c->pipeline.floats) {
     const std::string& n = p.name();
-    double v;
     if (auto e = extra.floats.find(n); e != extra.floats.end()) {
-      v = e->second;
+      args.floats[n] = e->second;
     } else if (const ParamSpec* ps = param_spec(*call.op, n); ps && ps->kind == ParamSpec::Kind::real) {
-      v = call.params.real(n);
+      args.floats[n] = call.params.real(n);
     } else {
       fail(Errc::internal, s.op + " on npu-sim: no value for float parameter " + n);
     }
-    pm.set(p, static_cast<float>(v));
   }
-  std::vector<Halide::Buffer<>> outs;
-  for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs) outs.push_back(jit_buffer(tensor(o.tensor)));
-  static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
-  std::lock_guard<std::mutex> lock(mutex);
-  const Halide::Target target(halide_cpu_target(cpu_features()));
-  try {  // libHalide is built with exceptions: JIT errors arrive as Halide::RuntimeError
-    c->pipeline.pipeline.realize(Halide::Realization(outs), target, pm);
-  } catch (const std::exception& e) {
-    fail(Errc::kernel_failed, s.op + " on npu-sim: " + e.what());
-  }
+  schedules::npu::jit_realize(c->pipeline, args, call);
 }
 
 }  // namespace
