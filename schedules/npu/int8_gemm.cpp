@@ -299,7 +299,8 @@ const NpuSchedule& npu_schedule_int8_gemm() {
       const std::string& out = p.choice("out");
       return out != "int8" ? out : p.choice("rounding") == "fixed_point" ? "int8_fixed_point" : "int8_float";
     };
-    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
+      const bool db = fixed.at("double_buffer") != 0;
       return int8_gemm_npu_pipeline(arch, gemm_out(variant), db);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {

@@ -30,6 +30,10 @@ struct Knob {
   // The shape dim whose loop this knob tiles: the analysis walks every tile, so it refuses
   // up front a shape whose tile count (Π ceil(dim / knob)) would take minutes.
   std::string tiles;
+  // The pipeline's code depends on the value (an RDom extent, a constant split), not only
+  // its loop bounds: `build` takes it, and each value is a lowering of its own (the tuner
+  // tries fewer of them). double_buffer is always one.
+  bool compile_time = false;
 };
 
 // Inputs and scalars an npu-sim run needs that are not the call's own: derived tensors
@@ -56,8 +60,8 @@ struct NpuSchedule {
   std::function<std::string(const std::string& dtype, const Params& params)> variant;
   // The variant's pipeline for `arch`. Its inputs and outputs are named as the op's
   // tensors (NpuPipeline::add_input / add_output); its int params as knobs, op parameters
-  // or ExtraInputs::ints.
-  std::function<NpuPipeline(const sim::ArchSpec& arch, const std::string& variant, bool double_buffer)> build;
+  // or ExtraInputs::ints. `fixed`: double_buffer and every compile_time knob.
+  std::function<NpuPipeline(const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed)> build;
   // The knobs for a shape, double_buffer included: what `npukit sim` and the npu-sim
   // kernel use unless told otherwise. Footprints through sim::fits_buffers /
   // sim::buffer_footprint (simulator/rules/footprint.h), what the capacity rule counts with.
@@ -73,7 +77,14 @@ struct NpuSchedule {
   // Optional. Extents (innermost first) of pipeline buffers that are not op tensors, for
   // the analysis of a shape (e.g. int8_gemm's channel factors: {N}).
   std::function<std::map<std::string, std::vector<int64_t>>(const Shape& shape)> extra_extents;
+  // Optional. Values of int params that the analysis of a shape binds and that are no knob,
+  // shape dim or op parameter (attention's position: the cache's last); a call's come from
+  // `prepare` (ExtraInputs::ints).
+  std::function<std::map<std::string, int64_t>(const Shape& shape)> analysis_ints;
 };
+
+// The knobs among `knobs` that `build` takes: double_buffer and the compile_time ones.
+Knobs fixed_knobs(const NpuSchedule& schedule, const Knobs& knobs);
 
 // Every registered NPU schedule, in a stable order (by op name).
 const std::vector<NpuSchedule>& npu_schedules();

@@ -94,7 +94,8 @@ const NpuSchedule& npu_schedule_rms_norm() {
     s.prefill = {{"rows", 128}, {"hidden", 4096}};
     s.knobs = {{"tile_rows", 1, 2147483647, "rows"}};
     s.variant = [](const std::string& dtype, const Params&) { return dtype; };
-    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
+      const bool db = fixed.at("double_buffer") != 0;
       return rms_norm_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {

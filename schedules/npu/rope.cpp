@@ -205,7 +205,8 @@ const NpuSchedule& npu_schedule_rope() {
       if (rd % 2 != 0) throw std::invalid_argument("rope: rotary_dim = " + std::to_string(rd) + ": must be even");
       return dtype + "," + params.choice("style") + "," + std::to_string(rd);
     };
-    s.build = [](const sim::ArchSpec& arch, const std::string& variant, bool db) {
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
+      const bool db = fixed.at("double_buffer") != 0;
       const RopeVariant v = parse_variant(variant);
       return rope_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.interleaved, v.rotary_dim, db);
     };

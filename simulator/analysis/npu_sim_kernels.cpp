@@ -61,7 +61,7 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
 void run_npu_sim(const NpuSchedule& s, const Call& call) {
   const ArchSpec arch = schedules::npu::call_arch(call);
   const ResolvedRequest r = resolve_call(s, call, arch);
-  auto c = compiled_npu_op(s, r.variant, arch, r.knobs.at("double_buffer") != 0);
+  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(s, r.knobs));
   ExtraInputs extra;
   if (s.prepare) s.prepare(call, extra);
   schedules::npu::JitArgs args;

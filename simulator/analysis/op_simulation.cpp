@@ -132,14 +132,15 @@ std::vector<int64_t> buffer_extents(const NpuSchedule& s, const std::map<std::st
 int64_t npu_lowerings() { return lowerings.load(); }
 
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const NpuSchedule& s, const std::string& variant, const ArchSpec& arch,
-                                               bool double_buffer) {
+                                               const Knobs& fixed) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<CompiledNpuOp>> cache;
-  const std::string key = s.op + "|" + variant + "|" + arch_key(arch) + "|" + (double_buffer ? "db" : "sb");
+  std::string key = s.op + "|" + variant + "|" + arch_key(arch);
+  for (const auto& [name, value] : fixed) key += "|" + name + "=" + std::to_string(value);
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   auto c = std::make_shared<CompiledNpuOp>();
-  c->pipeline = s.build(arch, variant, double_buffer);
+  c->pipeline = s.build(arch, variant, fixed);
   c->nest = capture_lowered_nest(c->pipeline, analysis_target());
   ++lowerings;
   cache[key] = c;
@@ -187,19 +188,22 @@ OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const 
   const NpuSchedule& s = *r.schedule;
   for (const auto& [key, value] : knobs) check_knob(s, key, value);
   check_tile_count(s, r.shape, knobs);
-  auto c = compiled_npu_op(s, r.variant, arch, knobs.at("double_buffer") != 0);
+  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(s, knobs));
   const auto extra = s.extra_extents ? s.extra_extents(r.shape) : std::map<std::string, std::vector<int64_t>>{};
+  const auto ints = s.analysis_ints ? s.analysis_ints(r.shape) : std::map<std::string, int64_t>{};
   Bindings env;
   for (const Halide::ImageParam& p : c->pipeline.inputs)
     bind_dense_buffer(env, p.name(), buffer_extents(s, extra, r.shape, p.name()));
   for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs)
     bind_dense_buffer(env, o.func, buffer_extents(s, extra, r.shape, o.tensor));
-  // Int params: a knob, a shape dim, or an integer op parameter of that name; values that
-  // do not shape the nest (zero points) need not be exact.
+  // Int params: a knob, the schedule's analysis value, a shape dim, or an integer op
+  // parameter of that name; values that do not shape the nest (zero points) need not be exact.
   for (const Halide::Param<int32_t>& p : c->pipeline.ints) {
     int64_t v = 0;
     if (auto k = knobs.find(p.name()); k != knobs.end()) {
       v = k->second;
+    } else if (auto i = ints.find(p.name()); i != ints.end()) {
+      v = i->second;
     } else if (auto d = r.shape.find(p.name()); d != r.shape.end()) {
       v = d->second;
     } else if (auto q = r.params.values().find(p.name());
@@ -224,7 +228,7 @@ std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
   const ResolvedRequest r = resolve_request(request, arch);
   analyse_resolved(r, r.knobs, arch);  // the same checks as the analysis
   std::ostringstream s;
-  s << compiled_npu_op(*r.schedule, r.variant, arch, r.knobs.at("double_buffer") != 0)->nest;
+  s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(*r.schedule, r.knobs))->nest;
   return s.str();
 }
 

@@ -53,8 +53,9 @@ struct CompiledNpuOp {
   schedules::npu::NpuPipeline pipeline;
   Halide::Internal::Stmt nest;
 };
+// `fixed`: the knobs the pipeline's code depends on (schedules::npu::fixed_knobs).
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const schedules::npu::NpuSchedule& schedule, const std::string& variant,
-                                               const ArchSpec& arch, bool double_buffer);
+                                               const ArchSpec& arch, const schedules::npu::Knobs& fixed);
 
 // How many variants were lowered so far (tests check the cache).
 int64_t npu_lowerings();

@@ -16,6 +16,14 @@ std::map<std::string, std::vector<int64_t>> knob_values(const ResolvedRequest& r
   for (const Knob& k : r.schedule->knobs) {
     std::set<int64_t> v;
     const int64_t chosen = r.knobs.at(k.name);
+    if (k.compile_time) {
+      // Each value is a lowering (about a second): the default's neighbours by factors of 2.
+      for (int64_t x = std::max<int64_t>(1, chosen / 4); x <= chosen * 4; x *= 2)
+        if (x >= k.min && x <= k.max && (k.tiles.empty() || x <= r.shape.at(k.tiles))) v.insert(x);
+      v.insert(chosen);
+      out[k.name] = std::vector<int64_t>(v.begin(), v.end());
+      continue;
+    }
     const int64_t top = k.tiles.empty() ? std::min<int64_t>(k.max, chosen * 64) : std::min(k.max, r.shape.at(k.tiles));
     for (int64_t p = 1; p <= top; p *= 2) {
       v.insert(p);
