@@ -18,6 +18,12 @@ namespace {
 using schedules::npu::NpuSchedule;
 using schedules::npu::npu_schedules;
 
+std::string shape_text(const std::map<std::string, int64_t>& m) {
+  std::string out;
+  for (const auto& [k, v] : m) out += " " + k + "=" + std::to_string(v);
+  return out;
+}
+
 // A random shape around the schedule's defaults: each dim its decode or prefill value, or
 // a random extent up to twice the larger (shapes the op's rules refuse are skipped).
 SimRequest random_request(const NpuSchedule& s, std::mt19937_64& rng) {
@@ -52,7 +58,8 @@ TEST(NpuSchedules, ChosenKnobsPassTheCapacityRule) {
         }
         ++analysed;
         for (const Violation& v : check_rules(a, arch, false))
-          EXPECT_NE(v.rule, "buffer_capacity") << s.op << " on " << name << ": " << v.message;
+          EXPECT_NE(v.rule, "buffer_capacity") << s.op << " on " << name << " (" << r.dtype << shape_text(r.shape)
+                                               << ", schedule" << shape_text(a.schedule) << "): " << v.message;
       }
     }
     EXPECT_GE(analysed, 20) << s.op << ": too few random shapes were analysable";

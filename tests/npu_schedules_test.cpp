@@ -17,6 +17,7 @@
 #include "schedules/npu/per_token_quant.h"
 #include "schedules/npu/rope.h"
 #include "simulator/analysis/lowered_nest.h"
+#include "simulator/analysis/op_simulation.h"
 #include "simulator/simulate.h"
 
 namespace npukit::sim {
@@ -128,9 +129,9 @@ struct AttentionShape {
 SimResult simulate_decode(const ArchSpec& arch, bool f16, const AttentionShape& a, bool on_matrix, bool strict = true) {
   const int64_t eb = f16 ? 2 : 4;
   const schedules::npu::AttentionBlocks b =
-      schedules::npu::choose_attention_blocks(arch, eb, a.s_max, a.heads, a.kv_heads, a.head_dim, on_matrix);
-  NpuPipeline p = schedules::npu::attention_decode_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32),
-                                                                /*masked=*/false, on_matrix, b);
+      schedules::npu::choose_attention_blocks(arch, eb, /*T=*/1, a.s_max, a.heads, a.kv_heads, a.head_dim, on_matrix);
+  NpuPipeline p = schedules::npu::attention_npu_pipeline(arch, f16 ? Halide::Float(16) : Halide::Float(32),
+                                                         /*masked=*/false, on_matrix, b, /*prefill=*/false);
   const std::vector<int64_t> q = {a.head_dim, a.heads, 1}, kv = {a.head_dim, a.s_max, a.kv_heads};
   return simulate_pipeline(p, {{"q", q}, {"k_cache", kv}, {"v_cache", kv}, {p.outputs[0].func, q}},
                            {{"position", a.position}}, arch, f16 ? Dtype::fp16 : Dtype::fp32, strict);
@@ -180,6 +181,28 @@ TEST(NpuSchedules, DecodeAttentionIsBandwidthBoundOnEdge) {
   std::printf("decode attention on edge-6tops: %.1f us (bytes / bandwidth %.1f us, %+.1f%%), %s bound, %lld tiles\n",
               s.cost.time_us, expected_us, 100 * (s.cost.time_us / expected_us - 1), to_string(s.cost.bound),
               static_cast<long long>(s.analysis.tiles));
+}
+
+// Prefill through the registration (`npukit sim --op attention --shape T=128,…`): a task
+// takes `tokens` query tokens, and each K and V row up to the last position is read once
+// per tile of them — T / tokens times, not T times as T decode steps would read it.
+TEST(NpuSchedules, PrefillReadsEachKvRowOncePerTileOfTokens) {
+  for (const std::string& name : {std::string("edge-6tops"), std::string("gemmini-default")}) {
+    SCOPED_TRACE(name);
+    const ArchSpec& arch = preset(name);
+    SimRequest r;
+    r.op = "attention";
+    r.shape = {{"T", 64}, {"Hq", 32}, {"Hkv", 8}, {"S_max", 512}, {"Dh", 128}};
+    const OpAnalysis a = analyse_op(r, arch);
+    const int64_t tokens = a.schedule.at("tokens");
+    EXPECT_GT(tokens, 1);
+    const int64_t tiles = (64 + tokens - 1) / tokens, kv_bytes = 512 * 128 * 8 * 2;
+    EXPECT_EQ(tensor_bytes(a, "k_cache", Direction::in), tiles * kv_bytes);
+    EXPECT_EQ(tensor_bytes(a, "v_cache", Direction::in), tiles * kv_bytes);
+    EXPECT_EQ(tensor_bytes(a, "o", Direction::out) + tensor_bytes(a, "attention_npu", Direction::out), 64 * 32 * 128 * 2);
+    const SimResult s = simulate(a, arch, /*strict=*/true);
+    EXPECT_TRUE(s.violations.empty()) << violations_text(s);
+  }
 }
 
 // A schedule that puts q·kᵀ on gemmini's int8-only array in fp16 gets the rule's error,

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "runtime/registry.h"
-#include "schedules/npu/attention.h"
 #include "schedules/npu/per_token_quant.h"
 #include "simulator/arch/arch_spec.h"
 
@@ -16,7 +15,6 @@ void register_npu_sim_schedules() {
   std::call_once(once, [] {
     std::vector<std::string> targets;
     for (const std::string& p : sim::preset_names()) targets.push_back("npu-sim:" + p);
-    register_kernel("attention", "npu-sim", attention_npu_sim, targets);
     register_kernel("per_token_quant", "npu-sim", per_token_quant_npu_sim, targets);
   });
 }

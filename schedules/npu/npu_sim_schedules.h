@@ -1,7 +1,6 @@
 // Registers the npu-sim kernels of the NPU schedules that are not (yet) in the NpuSchedule
-// registration: attention (decode only: prefill runs as T decode steps) and
-// per_token_quant (its decode scale store is a rule error). Call after
-// sim::register_npu_sim_kernels(). rope is registered through npu_schedule_rope().
+// registration: per_token_quant (its decode scale store is a rule error). Call after
+// sim::register_npu_sim_kernels().
 #pragma once
 
 namespace npukit::schedules::npu {

@@ -43,6 +43,8 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
     }
   }
   for (const auto& [name, value] : call.params.values()) r.params[name] = param_text(value);
+  if (s.call_params)
+    for (const auto& [name, value] : s.call_params(call)) r.params[name] = value;
   {
     std::lock_guard<std::mutex> lock(overrides_mutex);
     if (auto it = overrides.find(s.op); it != overrides.end()) r.schedule = it->second;

@@ -169,12 +169,14 @@ ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
     throw std::invalid_argument(r.op + ": dtype " + out.dtype + " has no NPU schedule (dtypes: " +
                                 names_of(s.dtypes, [](const std::string& d) { return d; }) + ")");
   const OpSpec& op = find_op(s.op);
+  std::vector<ParamSpec> specs = op.params;
+  specs.insert(specs.end(), s.sim_params.begin(), s.sim_params.end());
   try {
-    out.params = resolve_params(op.name, op.params, r.params);
+    out.params = resolve_params(op.name, specs, r.params);
   } catch (const Error& e) {
     throw std::invalid_argument(e.what());
   }
-  out.variant = s.variant(out.dtype, out.params);
+  out.variant = s.variant(out.dtype, out.params, out.shape);
   out.knobs = s.choose(arch, out.variant, out.shape);
   for (const auto& [key, value] : r.schedule) out.knobs[key] = value;
   for (const Knob& k : s.knobs) {
@@ -226,7 +228,10 @@ OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch) {
 
 std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
   const ResolvedRequest r = resolve_request(request, arch);
-  analyse_resolved(r, r.knobs, arch);  // the same checks as the analysis
+  // The analysis's checks of the request, not the analysis: the nest is what an author
+  // reads when the analysis cannot read it.
+  for (const auto& [key, value] : r.knobs) check_knob(*r.schedule, key, value);
+  check_tile_count(*r.schedule, r.shape, r.knobs);
   std::ostringstream s;
   s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(*r.schedule, r.knobs))->nest;
   return s.str();
