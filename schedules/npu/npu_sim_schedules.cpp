@@ -6,7 +6,6 @@
 
 #include "runtime/registry.h"
 #include "schedules/npu/attention.h"
-#include "schedules/npu/per_token_quant.h"
 #include "simulator/arch/arch_spec.h"
 
 namespace npukit::schedules::npu {
@@ -17,7 +16,6 @@ void register_npu_sim_schedules() {
     std::vector<std::string> targets;
     for (const std::string& p : sim::preset_names()) targets.push_back("npu-sim:" + p);
     register_kernel("attention", "npu-sim", attention_npu_sim, targets);
-    register_kernel("per_token_quant", "npu-sim", per_token_quant_npu_sim, targets);
   });
 }
 

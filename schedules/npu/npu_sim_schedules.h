@@ -1,7 +1,7 @@
-// Registers the npu-sim kernels of the NPU schedules that are not (yet) in the NpuSchedule
-// registration: attention (decode only: prefill runs as T decode steps) and
-// per_token_quant (its decode scale store is a rule error). Call after
-// sim::register_npu_sim_kernels(). rope is registered through npu_schedule_rope().
+// Registers the npu-sim kernel of the NPU schedule that is not (yet) in the NpuSchedule
+// registration: attention (decode only: prefill runs as T decode steps). Call after
+// sim::register_npu_sim_kernels(). rope and per_token_quant are registered through
+// npu_schedule_rope() and npu_schedule_per_token_quant().
 #pragma once
 
 namespace npukit::schedules::npu {
