@@ -18,8 +18,8 @@ struct QuantTiles {
   bool double_buffer = false;
 };
 
-// The most rows per tile whose a tile, twice when double-buffered, and scales fit the
-// vector buffer; then fewer, so that every core gets a tile. Where the store engine has no
+// Up to the most rows per tile whose a tile, twice when double-buffered, and scales fit
+// the vector buffer: the largest that leaves the busiest core the fewest rows. Where the store engine has no
 // partial writes, rows come in multiples of those whose fp32 scales fill one alignment
 // unit (unless T is smaller), so that every tile's scale store is aligned.
 QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, int64_t element_bytes);
