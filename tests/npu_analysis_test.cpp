@@ -216,7 +216,7 @@ TEST(NpuAnalysis, BadRequestsNameTheArgument) {
   r.schedule = {{"tile_q", 4}};
   EXPECT_EQ(message(r), "int8_gemm: unknown schedule key tile_q (keys: tile_m, tile_n, tile_k, double_buffer)");
   r.op = "qkv_attention";  // (rope has a schedule now)
-  EXPECT_EQ(message(r), "op qkv_attention: no NPU schedule (ops with one: attention, int8_gemm, rms_norm, rope)");
+  EXPECT_EQ(message(r), "op qkv_attention: no NPU schedule (ops with one: attention, int8_gemm, per_token_quant, rms_norm, rope)");
 }
 
 }  // namespace

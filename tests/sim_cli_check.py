@@ -86,6 +86,10 @@ def main():
         rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal")
         checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
                        "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
+        # Asked for by name and nothing ran: the gate checked nothing, so it must not pass.
+        checks.append(("a named op with no runnable case: exit 2, one line naming op and target",
+                       rc == 2 and err.count("\n") == 1 and
+                       "--op qkv_attention --target npu-sim:edge-6tops: no case ran" in err))
     return report_checks(checks)
 
 

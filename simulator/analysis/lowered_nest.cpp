@@ -12,6 +12,7 @@ using namespace Halide;
 using namespace Halide::Internal;
 using schedules::npu::NpuPlan;
 using schedules::npu::Placement;
+using schedules::npu::ShortRuns;
 
 namespace {
 
@@ -635,6 +636,10 @@ class NestWalker {
     t.double_buffered = p && p->double_buffered;
     t.element_bytes = esize;
     if (p) t.source = p->source;
+    if (const ShortRuns* s = plan_.short_runs_of(func)) {
+      t.short_runs = s->why;
+      if (!t.source.known()) t.source = s->source;
+    }
     if (p && p->fractal_row_bytes > 0) {  // NZ on chip: the innermost copy loop walks K
       t.fractal_row_bytes = p->fractal_row_bytes;
       t.k_run_bytes = (c.loops.empty() ? 1 : c.loops.back().second) * c.lanes * esize;
