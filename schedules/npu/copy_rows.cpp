@@ -19,23 +19,30 @@ int64_t row_bytes(const sim::ArchSpec& arch, int64_t row, int64_t eb) {
 
 }  // namespace
 
-CopyTiles choose_copy_tiles(const sim::ArchSpec& arch, int64_t a, int64_t b, int64_t row, int64_t eb) {
+CopyTiles choose_copy_tiles(const sim::ArchSpec& arch, int64_t a, int64_t b, int64_t row, int64_t eb,
+                            int64_t out_eb) {
   const std::string& vb = arch.roles.vector;
   const int64_t rb = row_bytes(arch, row, eb);
   auto fits = [&](int64_t ta, int64_t tb, bool db) { return sim::fits_buffers(arch, {{vb, ta * tb * rb, db}}); };
   const int64_t cores = std::max<int64_t>(1, arch.cores);
+  int64_t burst = 1;  // the largest of the engines' bursts: whichever carries the tile
+  for (const sim::DmaEngine& e : arch.dma) burst = std::max(burst, e.burst_bytes);
   for (bool db : {true, false}) {
     if (!fits(1, 1, db)) continue;
     int64_t tb = b, ta = a;
     while (tb > 1 && !fits(1, tb, db)) tb = (tb + 1) / 2;
     while (ta > 1 && !fits(ta, tb, db)) ta = (ta + 1) / 2;
-    // Every core a tile where the rows allow: split a first (tokens), then b (heads).
+    // Every core a tile where the rows allow: split a first (tokens), then b (heads); a
+    // tile's destination run (its a rows, back to back) stays at least one burst: shorter
+    // runs waste the rest of it.
     auto tiles = [&] { return ((a + ta - 1) / ta) * ((b + tb - 1) / tb); };
-    while (tiles() < cores && (ta > 1 || tb > 1)) {
-      if (ta > 1) {
+    while (tiles() < cores) {
+      if (ta > 1 && (ta + 1) / 2 * row * out_eb >= burst) {
         ta = (ta + 1) / 2;
-      } else {
+      } else if (tb > 1) {
         tb = (tb + 1) / 2;
+      } else {
+        break;
       }
     }
     return CopyTiles{ta, tb, db};
@@ -92,8 +99,9 @@ const NpuSchedule& npu_stage_copy_rows() {
       return copy_rows_npu_pipeline(arch, in, out, fixed.at("double_buffer") != 0);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
-      const int64_t eb = variant.compare(0, 7, "float16") == 0 ? 2 : 4;
-      const CopyTiles t = choose_copy_tiles(arch, shape.at("a"), shape.at("b"), shape.at("row"), eb);
+      const size_t x = variant.find(',');
+      const int64_t eb = variant.substr(0, x) == "float16" ? 2 : 4, out_eb = variant.substr(x + 1) == "float16" ? 2 : 4;
+      const CopyTiles t = choose_copy_tiles(arch, shape.at("a"), shape.at("b"), shape.at("row"), eb, out_eb);
       return Knobs{{"tile_a", t.a}, {"tile_b", t.b}, {"double_buffer", t.double_buffer}};
     };
     s.extra_extents = [](const Shape& shape) {

@@ -1,8 +1,8 @@
 // Rows copied from one DRAM tensor into another through the vector buffer, the two outer
 // dims swapped and converted to the destination's dtype on the way out: the KV-cache
 // write of a composite schedule (k and v rows [T, Hkv, Dh] into the cache rows
-// pos ... pos+T−1 of each kv head, laid out [Hkv, T, Dh]) and, with a = 1, a plain dtype
-// conversion between stages (rotated fp32 q [1, T·Hq, Dh] to an fp16 attention's q).
+// pos ... pos+T−1 of each kv head, laid out [Hkv, T, Dh]) and, with b = 1, a plain dtype
+// conversion between stages (rotated fp32 q [T·Hq, 1, Dh] to an fp16 attention's q).
 // A stage-only schedule (NpuSchedule::stage_only).
 #pragma once
 
@@ -20,8 +20,10 @@ struct CopyTiles {
 };
 
 // The largest tile (all of b, then as much of a as fits) whose source rows (twice when
-// double-buffered) fit the vector buffer, then smaller until every core has a tile.
-CopyTiles choose_copy_tiles(const sim::ArchSpec& arch, int64_t a, int64_t b, int64_t row, int64_t element_bytes);
+// double-buffered) fit the vector buffer, then smaller until every core has a tile, a
+// tile's destination run (its a rows of `out_element_bytes` elements) never below a burst.
+CopyTiles choose_copy_tiles(const sim::ArchSpec& arch, int64_t a, int64_t b, int64_t row, int64_t element_bytes,
+                            int64_t out_element_bytes);
 
 // src [a, b, row] (Halide (d, i, j) = (row, b, a)) of `in`; dst [b, a, row] of `out`.
 // Int params tile_a, tile_b. Output "copy_rows_npu" (tensor dst).

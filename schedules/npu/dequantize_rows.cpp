@@ -11,23 +11,34 @@ namespace npukit::schedules::npu {
 
 using namespace Halide;
 
-DequantTiles choose_dequant_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N) {
+DequantTiles choose_dequant_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t out_eb) {
   const std::string& vb = arch.roles.vector;
   const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / 4);
   auto fits = [&](int64_t tm, int64_t tn, bool db) {
     const int64_t row = (tn + lanes - 1) / lanes * lanes * 4;
-    return sim::fits_buffers(arch, {{vb, tm * row, db}, {vb, tm * 4, false}, {vb, row, false}});
+    return sim::fits_buffers(arch, {{vb, tm * row, db}, {vb, row, false}});
   };
+  // Column tiles in whole vectors whose int32 loads and output stores are whole bursts
+  // where N allows (the tiles' rows are separate DMA runs).
+  int64_t step = lanes;
+  for (const sim::DmaEngine& e : arch.dma) {
+    const int64_t bytes = std::max<int64_t>(1, e.burst_bytes);
+    for (int64_t eb : {int64_t(4), out_eb}) {
+      int64_t s = step;
+      while ((s * eb) % bytes != 0 && s < 64 * step) s += step;
+      if ((s * eb) % bytes == 0 && s <= N) step = s;
+    }
+  }
   const int64_t cores = std::max<int64_t>(1, arch.cores);
   for (bool db : {true, false}) {
-    if (!fits(1, std::min<int64_t>(N, lanes), db)) continue;
+    if (!fits(1, std::min<int64_t>(N, step), db)) continue;
     int64_t tn = N, tm = M;
-    while (tn > lanes && !fits(1, tn, db)) tn = (tn / 2 + lanes - 1) / lanes * lanes;
+    while (tn > step && !fits(1, tn, db)) tn = std::max(step, (tn / 2 + step - 1) / step * step);
     while (tm > 1 && !fits(tm, tn, db)) tm = (tm + 1) / 2;
-    // Every core a tile: fewer rows first, then narrower column tiles (whole vectors).
+    // Every core a tile: fewer rows first, then narrower column tiles (whole steps).
     auto tiles = [&] { return ((M + tm - 1) / tm) * ((N + tn - 1) / tn); };
     while (tiles() < cores && tm > 1) tm = (tm + 1) / 2;
-    while (tiles() < cores && tn > lanes) tn = std::max(lanes, (tn / 2 + lanes - 1) / lanes * lanes);
+    while (tiles() < cores && tn > step) tn = std::max(step, (tn / 2 + step - 1) / step * step);
     return DequantTiles{tm, tn, db};
   }
   return DequantTiles{};  // does not fit; the capacity rule says by how much
@@ -43,18 +54,18 @@ NpuPipeline dequantize_rows_npu_pipeline(const sim::ArchSpec& arch, Type out, bo
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   const TailStrategy guard = TailStrategy::GuardWithIf;
   Var n("n"), m("m"), no("no"), ni("ni"), mo("mo"), mi("mi"), tile("tile");
-  Func a_tile("acc_tile"), rs("row_scale_tile"), cs("chan_scale_tile"), y("dequantize_rows_npu");
+  Func a_tile("acc_tile"), cs("chan_scale_tile"), y("dequantize_rows_npu");
   a_tile(n, m) = acc(n, m);
-  rs(m) = row_scale(m);
   cs(n) = chan_scale(n);
-  y(n, m) = ops::narrow_from_f32(ops::dequantize(a_tile(n, m), rs(m), cs(n)), out, portable);
+  // A row's scale is one scalar (4 B): the core's scalar unit reads it, as it reads
+  // RoPE's positions; a DMA of 4 B would be below every preset's alignment.
+  y(n, m) = ops::narrow_from_f32(ops::dequantize(a_tile(n, m), row_scale(m), cs(n)), out, portable);
   const int lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / 4));
   y.split(n, no, ni, tile_n, guard).split(m, mo, mi, tile_m, guard).reorder(ni, mi, no, mo).fuse(no, mo, tile);
   y.parallel(tile).vectorize(ni, lanes, guard);
   const std::string& vb = arch.roles.vector;
   const LoopLevel at(y, tile);
   p.plan.stage(a_tile, vb, at, double_buffer, true);
-  p.plan.stage(rs, vb, at, false, true);
   p.plan.stage(cs, vb, at, false, true);
   a_tile.align_storage(n, lanes).vectorize(n, lanes, guard);
   cs.align_storage(n, lanes).vectorize(n, lanes, guard);
@@ -77,8 +88,8 @@ const NpuSchedule& npu_stage_dequantize_rows() {
       return dequantize_rows_npu_pipeline(arch, variant == "float16" ? Float(16) : Float(32),
                                           fixed.at("double_buffer") != 0);
     };
-    s.choose = [](const sim::ArchSpec& arch, const std::string&, const Shape& shape) {
-      const DequantTiles t = choose_dequant_tiles(arch, shape.at("M"), shape.at("N"));
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const DequantTiles t = choose_dequant_tiles(arch, shape.at("M"), shape.at("N"), variant == "float16" ? 2 : 4);
       return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"double_buffer", t.double_buffer}};
     };
     s.extra_extents = [](const Shape& shape) {

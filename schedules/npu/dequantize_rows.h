@@ -1,7 +1,8 @@
 // The dequantization of an INT8 GEMM's int32 accumulators, y = acc · (row_scale ·
 // chan_scale) (ops/per_token_quant's `dequantize`, fp32 in that order), as an NPU stage:
 // tiles of tile_m rows × tile_n columns of acc are DMA'd (double-buffered) into the vector
-// buffer with their row and channel scales and converted on the way out. The int8-weight
+// buffer with their channel scales and converted on the way out; each row's scale is a
+// scalar the core's scalar unit reads (4 B a row, not costed). The int8-weight
 // projections of a composite schedule (qkv_attention) use it after int8_gemm's int32
 // output. A stage-only schedule (NpuSchedule::stage_only).
 #pragma once
@@ -19,9 +20,10 @@ struct DequantTiles {
   bool double_buffer = false;
 };
 
-// Whole rows when they fit (acc twice when double-buffered, beside the scales), the most
-// rows that fit, then smaller until every core has a tile.
-DequantTiles choose_dequant_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N);
+// Whole rows when they fit (acc twice when double-buffered, beside the channel scales), the most
+// rows that fit, then smaller until every core has a tile; column tiles whose int32 loads
+// and stores of `out_element_bytes` elements are whole bursts where N allows.
+DequantTiles choose_dequant_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t out_element_bytes);
 
 // acc [M, N] int32 (Halide (n, m)), row_scale [M] and chan_scale [N] fp32; y [M, N] of
 // `out` (fp32 or fp16). Int params tile_m, tile_n. Output "dequantize_rows_npu" (tensor y).

@@ -83,6 +83,26 @@ int64_t per_core_cap(int64_t N, int64_t tn, int64_t step, int64_t cores) {
   return std::min(tn, std::max(step, round_up((N + cores - 1) / cores, step)));
 }
 
+// Steps of `extent` (multiples of `unit`) in order of preference: rows of `eb`-byte
+// elements that are whole bursts of `engine`, then whole alignments (which the rules
+// require), then `unit`; a step is kept only up to the extent (rounded to `unit`).
+std::vector<int64_t> dma_steps(const sim::ArchSpec& arch, sim::DmaDirection engine, int64_t unit, int64_t eb,
+                               int64_t extent) {
+  std::vector<int64_t> steps;
+  if (!arch.dma.empty()) {
+    const sim::DmaEngine& e = arch.dma_for(engine);
+    for (int64_t bytes : {std::max<int64_t>(1, e.burst_bytes), e.alignment}) {
+      int64_t step = unit;
+      while ((step * eb) % bytes != 0 && step < 1024 * unit) step += unit;
+      if ((step * eb) % bytes == 0 && step <= round_up(extent, unit) &&
+          std::find(steps.begin(), steps.end(), step) == steps.end())
+        steps.push_back(step);
+    }
+  }
+  if (std::find(steps.begin(), steps.end(), unit) == steps.end()) steps.push_back(unit);
+  return steps;
+}
+
 }  // namespace
 
 bool linear_on_matrix(const sim::ArchSpec& arch, int64_t element_bytes) {
@@ -90,68 +110,69 @@ bool linear_on_matrix(const sim::ArchSpec& arch, int64_t element_bytes) {
 }
 
 LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K, int64_t N, int64_t eb,
-                                bool on_matrix) {
+                                int64_t out_eb, bool on_matrix) {
   const int64_t cores = std::max<int64_t>(1, arch.cores);
   if (!on_matrix) {
-    const int64_t lanes = lanes_of(arch, 4);
-    for (bool db : {true, false}) {
-      for (int64_t tm : halvings(M, 1)) {
-        tm = std::min(tm, M);
-        auto fits = [&](int64_t tn) { return sim::fits_buffers(arch, vector_allocations(arch, eb, K, tm, tn, db)); };
-        if (!fits(1)) continue;
-        int64_t lo = 1, hi = N;  // the most w rows that fit
-        while (lo < hi) {
-          const int64_t mid = lo + (hi - lo + 1) / 2;
-          if (fits(mid)) {
-            lo = mid;
-          } else {
-            hi = mid - 1;
+    for (int64_t step : dma_steps(arch, sim::DmaDirection::out, 1, out_eb, N)) {
+      for (bool db : {true, false}) {
+        for (int64_t tm : halvings(M, 1)) {
+          tm = std::min(tm, M);
+          auto fits = [&](int64_t tn) { return sim::fits_buffers(arch, vector_allocations(arch, eb, K, tm, tn, db)); };
+          if (!fits(std::min(step, N))) continue;
+          int64_t lo = std::min(step, N), hi = N;  // the most w rows that fit
+          while (lo < hi) {
+            const int64_t mid = lo + (hi - lo + 1) / 2;
+            if (fits(mid)) {
+              lo = mid;
+            } else {
+              hi = mid - 1;
+            }
           }
+          // Output rows of whole steps where N allows, then one tile per core at least.
+          const int64_t tn = per_core_cap(N, lo == N ? N : lo / step * step, std::min(step, N), cores);
+          return LinearTiles{tm, tn, K, db};
         }
-        // Whole vectors of outputs per tile where N allows, then one tile per core at least.
-        int64_t tn = lo >= lanes ? lo / lanes * lanes : lo;
-        tn = per_core_cap(N, tn, std::min<int64_t>(tn, lanes), cores);
-        return LinearTiles{tm, tn, K, db};
       }
     }
     return LinearTiles{1, 1, K, false};  // does not fit; the capacity rule says by how much
   }
-  Granule g = fp16_granule(arch);
-  // Output rows in whole store alignments (fp32 accumulators leave as the output dtype,
-  // at most 4 B an element): step N until a row of the tile is a multiple of it.
-  if (!arch.dma.empty()) {
-    const int64_t align = arch.dma_for(sim::DmaDirection::out).alignment;
-    int64_t step = g.n;
-    while ((step * 2) % align != 0 && step < 64 * g.n) step += g.n;
-    if ((step * 2) % align == 0) g.n = step;
-  }
-  for (bool db : {true, false}) {
-    LinearTiles best;
-    double best_bytes = -1;
-    for (int64_t tm : halvings(M, g.m)) {
-      for (int64_t tk : halvings(K, g.k)) {
-        if (!sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, g.n, tk, db))) continue;
-        int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
-        while (lo < hi) {
-          const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
-          if (mid > hi) break;
-          if (sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, mid, tk, db))) {
-            lo = mid;
-          } else {
-            hi = mid - g.n;
+  const Granule unit = fp16_granule(arch);
+  // K chunks of whole load bursts and output rows of whole store bursts where they fit,
+  // else whole alignments, else the unit's own granule.
+  // Whole-burst loads first: they move the weights, the bulk of the op's bytes.
+  for (int64_t kstep : dma_steps(arch, sim::DmaDirection::in, unit.k, eb, K)) {
+    for (int64_t nstep : dma_steps(arch, sim::DmaDirection::out, unit.n, out_eb, N)) {
+      const Granule g{unit.m, kstep, nstep};
+      for (bool db : {true, false}) {
+        LinearTiles best;
+        double best_bytes = -1;
+        for (int64_t tm : halvings(M, g.m)) {
+          for (int64_t tk : halvings(K, g.k)) {
+            if (!sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, g.n, tk, db))) continue;
+            int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
+            while (lo < hi) {
+              const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
+              if (mid > hi) break;
+              if (sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, mid, tk, db))) {
+                lo = mid;
+              } else {
+                hi = mid - g.n;
+              }
+            }
+            // x is reloaded for every N tile, w for every M tile.
+            const double bytes =
+                double(M) * K * std::ceil(double(N) / lo) + double(N) * K * std::ceil(double(M) / tm);
+            if (best_bytes < 0 || bytes < best_bytes) best_bytes = bytes, best = LinearTiles{tm, lo, tk, db};
           }
         }
-        // x is reloaded for every N tile, w for every M tile.
-        const double bytes = double(M) * K * std::ceil(double(N) / lo) + double(N) * K * std::ceil(double(M) / tm);
-        if (best_bytes < 0 || bytes < best_bytes) best_bytes = bytes, best = LinearTiles{tm, lo, tk, db};
+        if (best_bytes >= 0) {
+          best.n = per_core_cap(N, best.n, g.n, cores);
+          return best;
+        }
       }
     }
-    if (best_bytes >= 0) {
-      best.n = per_core_cap(N, best.n, g.n, cores);
-      return best;
-    }
   }
-  return LinearTiles{g.m, g.n, g.k, false};
+  return LinearTiles{unit.m, unit.n, unit.k, false};  // does not fit; the capacity rule says by how much
 }
 
 NpuPipeline linear_npu_pipeline(const sim::ArchSpec& arch, Type in, Type out, bool on_matrix, bool double_buffer) {
@@ -292,7 +313,7 @@ const NpuSchedule& npu_stage_linear() {
       const LinearVariant v = parse_variant(variant);
       const std::string unit = variant.substr(variant.rfind(',') + 1);
       const LinearTiles t = choose_linear_tiles(arch, shape.at("M"), shape.at("K"), shape.at("N"), v.f16 ? 2 : 4,
-                                                on_matrix(arch, v, unit));
+                                                v.out == "float16" ? 2 : 4, on_matrix(arch, v, unit));
       return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"double_buffer", t.double_buffer}};
     };
     s.extra_extents = [](const Shape& shape) {

@@ -29,12 +29,13 @@ struct LinearTiles {
   bool double_buffer = false;
 };
 
-// The tiles the schedule uses: on the matrix unit, multiples of its fp16 shape, whole K
-// when it fits, N as wide as fits and balanced over the cores; on the vector unit, the most
-// w rows (whole K, padded to vectors) that fit twice beside x's tile rows, then fewer so
-// that every core gets a tile. Counted through sim::fits_buffers, as the capacity rule counts.
+// The tiles the schedule uses: on the matrix unit, multiples of its fp16 shape (K chunks
+// of whole load bursts), the fewest DRAM bytes, N as wide as fits and balanced over the
+// cores; on the vector unit, the most w rows (whole K, padded to vectors) that fit twice
+// beside x's tile rows, then fewer so that every core gets a tile. N tiles keep output rows
+// whole store bursts (at least alignments) where N allows. Counted through sim::fits_buffers, as the capacity rule counts.
 LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K, int64_t N, int64_t element_bytes,
-                                bool on_matrix);
+                                int64_t out_element_bytes, bool on_matrix);
 
 // x [M, K] (Halide (k, m)), w [N, K] ((k, n)) of `in` (fp16 or fp32); y [M, N] of `out`.
 // Int params tile_m, tile_n, tile_k. Output "linear_npu" (tensor y).

@@ -93,9 +93,10 @@ NpuStages qkv_stages(const std::string& dtype, const Shape& shape, const Params&
   std::string q_for_attention = "q_rot";
   if (q_f16) {
     mid("q", DType::float16, {T, Hq, Dh});
-    stage("q -> float16", "", &npu_stage_copy_rows(), "float32", {{"a", 1}, {"b", T * Hq}, {"row", Dh}},
+    // As [T·Hq, 1, Dh] rows into [1, T·Hq, Dh]: the same memory, one run per tile.
+    stage("q -> float16", "", &npu_stage_copy_rows(), "float32", {{"a", T * Hq}, {"b", 1}, {"row", Dh}},
           {{"out", "float16"}},
-          {{"src", NpuView{"q_rot", 0, {1, T * Hq, Dh}, {}}}, {"dst", NpuView{"q", 0, {T * Hq, 1, Dh}, {}}}});
+          {{"src", NpuView{"q_rot", 0, {T * Hq, 1, Dh}, {}}}, {"dst", NpuView{"q", 0, {1, T * Hq, Dh}, {}}}});
     q_for_attention = "q";
   }
   mid("o", dtype_of(act), {T, Hq, Dh});
@@ -134,6 +135,13 @@ const NpuSchedule& npu_schedule_qkv_attention() {
     s.decode = {{"T", 1}, {"D", 4096}, {"Hq", 32}, {"Hkv", 8}, {"Dh", 128}, {"S_max", 8192}};
     s.prefill = {{"T", 128}, {"D", 4096}, {"Hq", 32}, {"Hkv", 8}, {"Dh", 128}, {"S_max", 8192}};
     s.stages = qkv_stages;
+    s.npu_sim_refuses = [](const std::string& dtype) {
+      return dtype != "int8" ? std::string()
+                             : std::string("the attention stage's q and o are in the fp16 cache's dtype, and o "
+                                           "rounded to fp16 before its per-token quantization flips int8 steps "
+                                           "(y nmse ~1e-5 against the op's 1e-6); it needs an attention schedule "
+                                           "with fp32 q and o over an fp16 cache, as the CPU path has");
+    };
     s.call_shape = [](const Call& call) {
       const int64_t dh = call.dim("Dh");
       return Shape{{"T", call.dim("T")}, {"D", call.dim("D")}, {"Hq", call.dim("HqDh") / dh},
