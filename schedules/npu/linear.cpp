@@ -9,7 +9,6 @@
 
 #include "layouts/nz.h"
 #include "ops/float_convert.h"
-#include "ops/qkv_attention.h"
 #include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
@@ -60,13 +59,14 @@ std::vector<sim::PlannedAllocation> matrix_allocations(const sim::ArchSpec& arch
   return v;
 }
 
-// The vector path: x's tile rows and w's tile rows (whole K padded to vectors, w twice when
-// double-buffered), the output tile in fp32, one vector of partial sums.
-std::vector<sim::PlannedAllocation> vector_allocations(const sim::ArchSpec& arch, int64_t eb, int64_t K, int64_t tm,
-                                                       int64_t tn, bool db) {
+// The vector path: x's and w's K-chunk tiles (twice when double-buffered), the tile's
+// partial sums (a vector per output) and its sums, all in the vector buffer.
+std::vector<sim::PlannedAllocation> vector_allocations(const sim::ArchSpec& arch, int64_t eb, int64_t tm, int64_t tn,
+                                                       int64_t tk, bool db) {
   const std::string& vb = arch.roles.vector;
-  const int64_t row = round_up(K, lanes_of(arch, eb)) * eb;
-  return {{vb, tm * row, false}, {vb, tn * row, db}, {vb, tm * tn * 4, false}, {vb, lanes_of(arch, 4) * 4, false}};
+  const int64_t chunk = round_up(tk, lanes_of(arch, eb)) * eb;
+  return {{vb, tm * chunk, db}, {vb, tn * chunk, db}, {vb, lanes_of(arch, 4) * 4 * tn * tm, false},
+          {vb, tm * tn * 4, false}};
 }
 
 std::vector<int64_t> halvings(int64_t full, int64_t step) {
@@ -112,31 +112,12 @@ bool linear_on_matrix(const sim::ArchSpec& arch, int64_t element_bytes) {
 LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K, int64_t N, int64_t eb,
                                 int64_t out_eb, bool on_matrix) {
   const int64_t cores = std::max<int64_t>(1, arch.cores);
-  if (!on_matrix) {
-    for (int64_t step : dma_steps(arch, sim::DmaDirection::out, 1, out_eb, N)) {
-      for (bool db : {true, false}) {
-        for (int64_t tm : halvings(M, 1)) {
-          tm = std::min(tm, M);
-          auto fits = [&](int64_t tn) { return sim::fits_buffers(arch, vector_allocations(arch, eb, K, tm, tn, db)); };
-          if (!fits(std::min(step, N))) continue;
-          int64_t lo = std::min(step, N), hi = N;  // the most w rows that fit
-          while (lo < hi) {
-            const int64_t mid = lo + (hi - lo + 1) / 2;
-            if (fits(mid)) {
-              lo = mid;
-            } else {
-              hi = mid - 1;
-            }
-          }
-          // Output rows of whole steps where N allows, then one tile per core at least.
-          const int64_t tn = per_core_cap(N, lo == N ? N : lo / step * step, std::min(step, N), cores);
-          return LinearTiles{tm, tn, K, db};
-        }
-      }
-    }
-    return LinearTiles{1, 1, K, false};  // does not fit; the capacity rule says by how much
-  }
-  const Granule unit = fp16_granule(arch);
+  const int64_t lanes = lanes_of(arch, 4);
+  // The vector path's K chunks are whole vectors of partial sums; its M and N any size.
+  const Granule unit = on_matrix ? fp16_granule(arch) : Granule{1, lanes, 1};
+  auto allocations = [&](int64_t tm, int64_t tn, int64_t tk, bool db) {
+    return on_matrix ? matrix_allocations(arch, eb, tm, tn, tk, db) : vector_allocations(arch, eb, tm, tn, tk, db);
+  };
   // K chunks of whole load bursts and output rows of whole store bursts where they fit,
   // else whole alignments, else the unit's own granule.
   // Whole-burst loads first: they move the weights, the bulk of the op's bytes.
@@ -148,12 +129,12 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
         double best_bytes = -1;
         for (int64_t tm : halvings(M, g.m)) {
           for (int64_t tk : halvings(K, g.k)) {
-            if (!sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, g.n, tk, db))) continue;
+            if (!sim::fits_buffers(arch, allocations(tm, g.n, tk, db))) continue;
             int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
             while (lo < hi) {
               const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
               if (mid > hi) break;
-              if (sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, mid, tk, db))) {
+              if (sim::fits_buffers(arch, allocations(tm, mid, tk, db))) {
                 lo = mid;
               } else {
                 hi = mid - g.n;
@@ -236,28 +217,40 @@ NpuPipeline linear_npu_pipeline(const sim::ArchSpec& arch, Type in, Type out, bo
     return p;
   }
 
-  // The vector unit: define_linear's lane partial sums over whole rows in the buffer.
+  // The vector unit: `lanes` partial sums per output, as define_linear keeps them, but over
+  // K chunks of tile_k (a multiple of the lanes) whose x and w tiles are DMA'd in turn, so
+  // that an output tile can be as wide as a store burst while only tile_k of each w row is
+  // on chip. define_linear's separate tail update reads w outside such a chunk loop, so
+  // here the K tail is folded into the last chunk's lanes (zero past K): the same sum in a
+  // different fp32 order.
   const int lanes = static_cast<int>(lanes_of(arch, 4));
   const int in_lanes = static_cast<int>(lanes_of(arch, in.bytes()));
-  Func x_tile("x_tile"), w_tile("w_tile"), xf("xf"), wf("wf");
-  x_tile(k, m) = x(k, m);
-  w_tile(k, n) = w(k, n);
-  xf(k, m) = ops::widen_to_f32(x_tile(k, m), portable);
-  wf(k, n) = ops::widen_to_f32(w_tile(k, n), portable);
-  ops::Linear lin = ops::define_linear(xf, wf, K, lanes);
-  y(n, m) = ops::narrow_from_f32(lin.out(n, m), out, portable);
+  Func x_tile("x_tile"), w_tile("w_tile"), part("linear_part"), sum("linear_sum");
+  x_tile(k, m) = x(clamp(k, 0, K - 1), clamp(m, 0, x.dim(1).extent() - 1));
+  w_tile(k, n) = w(clamp(k, 0, K - 1), clamp(n, 0, w.dim(1).extent() - 1));
+  Var l("l");
+  RDom rk(0, (K + lanes - 1) / lanes, "rk");
+  Expr kk = rk * lanes + l;
+  part(l, n, m) = 0.0f;
+  part(l, n, m) += select(kk < K,
+                          ops::widen_to_f32(x_tile(kk, m), portable) * ops::widen_to_f32(w_tile(kk, n), portable),
+                          0.0f);
+  RDom rl(0, lanes, "rl");
+  sum(n, m) = 0.0f;
+  sum(n, m) += part(rl, n, m);
+  y(n, m) = ops::narrow_from_f32(sum(n, m), out, portable);
   // N tiles outermost and split across cores (decode's one token has only its columns to
-  // share), M tiles inside.
+  // share), M tiles inside; each tile's partial sums stay in the vector buffer over K.
   y.split(n, no, ni, tn, guard).split(m, mo, mi, tm, guard).reorder(ni, mi, mo, no).parallel(no);
   const std::string& vb = roles.vector;
-  p.plan.stage(w_tile, vb, LoopLevel(y, no), double_buffer, true);
-  p.plan.stage(x_tile, vb, LoopLevel(y, mo), false, true);
-  // Whole rows from 0, padded to whole vectors: every vector access is aligned.
-  for (Func f : {x_tile, w_tile}) f.bound(k, 0, K).align_storage(k, in_lanes).vectorize(k, in_lanes, guard);
-  p.plan.stage(lin.out, vb, LoopLevel(y, mo));
-  p.plan.stage(lin.part, vb, LoopLevel(lin.out, lin.n));
-  lin.part.vectorize(lin.l);
-  lin.part.update().vectorize(lin.l);
+  p.plan.stage(part, vb, LoopLevel(y, mo));
+  p.plan.stage(sum, vb, LoopLevel(y, mo));
+  part.vectorize(l);
+  RVar ro("ro"), ri("ri");
+  part.update().split(rk.x, ro, ri, tk / lanes, guard).reorder(l, ri, n, m, ro).vectorize(l);
+  p.plan.stage(w_tile, vb, LoopLevel(part, ro), double_buffer, true);
+  p.plan.stage(x_tile, vb, LoopLevel(part, ro), double_buffer, true);
+  for (Func f : {x_tile, w_tile}) f.align_storage(k, in_lanes).vectorize(k, in_lanes, guard);
   p.finish({y}, {"y"});
   return p;
 }

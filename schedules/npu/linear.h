@@ -1,16 +1,16 @@
-// The float linear layer y = x · wᵀ (ops/qkv_attention.h's `define_linear` on the vector
-// unit) as an NPU stage: the projections of a composite schedule (qkv_attention's QKV and
-// output projections with float weights). Not a registry op, so it is a stage-only
-// schedule (NpuSchedule::stage_only).
+// The float linear layer y = x · wᵀ as an NPU stage: the projections of a composite
+// schedule (qkv_attention's QKV and output projections with float weights). Not a
+// registry op, so it is a stage-only schedule (NpuSchedule::stage_only).
 //
 // fp16 x and w run on the matrix unit where it has fp16 (edge-6tops, ascend-910b-like):
 // output tiles [tile_m, tile_n] accumulate in fp32 in the accumulator buffer over K chunks
 // of tile_k whose operand tiles are DMA'd into the matrix operand buffers, as int8_gemm's
-// schedule does. Elsewhere (fp32 weights, units without fp16) the vector unit computes
-// each output as a dot product of `lanes` partial sums (define_linear's order) over whole
-// rows: tile_n rows of w (double-buffered) and tile_m rows of x are DMA'd into the vector
-// buffer. `unit=matrix` forces the matrix unit, so that a unit without the dtype says so
-// (the matrix_dtype rule).
+// schedule does. Elsewhere (fp32 weights, units without fp16) the vector unit keeps a
+// vector of `lanes` partial sums per output (the order ops/qkv_attention.h's
+// define_linear has, the K tail folded into the last chunk) for the same output tiles,
+// over the same K chunks of x and w DMA'd (double-buffered) into the vector buffer.
+// `unit=matrix` forces the matrix unit, so that a unit without the dtype says so (the
+// matrix_dtype rule).
 #pragma once
 
 #include <cstdint>
@@ -29,11 +29,10 @@ struct LinearTiles {
   bool double_buffer = false;
 };
 
-// The tiles the schedule uses: on the matrix unit, multiples of its fp16 shape (K chunks
-// of whole load bursts), the fewest DRAM bytes, N as wide as fits and balanced over the
-// cores; on the vector unit, the most w rows (whole K, padded to vectors) that fit twice
-// beside x's tile rows, then fewer so that every core gets a tile. N tiles keep output rows
-// whole store bursts (at least alignments) where N allows. Counted through sim::fits_buffers, as the capacity rule counts.
+// The tiles the schedule uses, counted as the capacity rule counts: multiples of the
+// matrix unit's fp16 shape (on the vector unit: K chunks of whole vectors), K chunks of
+// whole load bursts first, then output rows of whole store bursts, then alignments; among
+// those that fit, the fewest DRAM bytes, N as wide as fits, at least one N tile per core. Counted through sim::fits_buffers, as the capacity rule counts.
 LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K, int64_t N, int64_t element_bytes,
                                 int64_t out_element_bytes, bool on_matrix);
 
