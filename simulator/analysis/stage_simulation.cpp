@@ -79,6 +79,7 @@ std::vector<IntermediateTraffic> intermediate_traffic(const NpuStages& st, const
     }
     if (t.producer.empty()) continue;  // made by the host or the scalar unit (positions): no DMA traffic
     t.fits = fits && !t.consumers.empty();
+    if (t.consumers.empty()) t.why = "no stage reads it back";
     out.push_back(std::move(t));
   }
   return out;

@@ -128,9 +128,10 @@ std::string format_stages(const StagedResult& r) {
     << r.stages.size() << " stages in sequence, each its own NPU schedule\n\n";
   o << pad("stage", 20) + pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " +
            pad("bound", 10) + pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
+  // summary_row's first two columns (op 16, dtype 8) give way to the stage's label and op.
   for (const StageSimulation& s : r.stages)
-    o << pad(s.label, 20) << summary_row(s.op, "", format_shape(s.result.analysis), s.result).substr(16 + 8);
-  o << pad("total", 20) << summary_row(r.op, "", "", t).substr(16 + 8) << "\n";
+    o << pad(s.label, 20) << pad(s.op, 16) << summary_row("", "", format_shape(s.result.analysis), s.result).substr(16 + 8);
+  o << pad("total", 20) << pad("", 16) << summary_row("", "", "", t).substr(16 + 8) << "\n";
   o << "intermediates (DRAM tensors between stages; written + read back):\n";
   for (const IntermediateTraffic& m : r.intermediates) {
     std::string consumers;
