@@ -113,6 +113,8 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
                                 int64_t out_eb, bool on_matrix) {
   const int64_t cores = std::max<int64_t>(1, arch.cores);
   const int64_t lanes = lanes_of(arch, 4);
+  const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
+  const double setup_bytes = load ? load->setup_cycles * load->bytes_per_cycle : 0.0;
   // The vector path's K chunks are whole vectors of partial sums; its M and N any size.
   const Granule unit = on_matrix ? fp16_granule(arch) : Granule{1, lanes, 1};
   auto allocations = [&](int64_t tm, int64_t tn, int64_t tk, bool db) {
@@ -140,9 +142,12 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
                 hi = mid - g.n;
               }
             }
-            // x is reloaded for every N tile, w for every M tile.
-            const double bytes =
-                double(M) * K * std::ceil(double(N) / lo) + double(N) * K * std::ceil(double(M) / tm);
+            // x is reloaded for every N tile, w for every M tile; each tile's two transfers
+            // also cost a DMA setup (as bytes the engine could have moved meanwhile).
+            const double tiles = std::ceil(double(N) / lo) * std::ceil(double(M) / tm) * std::ceil(double(K) / tk);
+            if (tiles > 1e5) continue;  // the analysis walks every tile: keep it well under its limit
+            const double bytes = double(M) * K * std::ceil(double(N) / lo) +
+                                 double(N) * K * std::ceil(double(M) / tm) + 2 * tiles * setup_bytes;
             if (best_bytes < 0 || bytes < best_bytes) best_bytes = bytes, best = LinearTiles{tm, lo, tk, db};
           }
         }
