@@ -43,6 +43,7 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 struct AttentionDecode {
   static constexpr int kHeadBlock = 4;
   Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
+  Halide::Var t{"t"};                 // the query token (define_attention_split_tokens only)
   Halide::RDom rd;                    // over head_dim
   Halide::RDom rs_all;                // (position in block, block) over one split, for its stats
   Halide::RDom rb;                    // (position in block, block) up to the position's block, for den
@@ -74,6 +75,17 @@ AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::
                                         Halide::Func mask, Halide::Expr heads, Halide::Expr kv_heads,
                                         Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block,
                                         int v_block, bool masked);
+
+// The same split algorithm for a block of query tokens (prefill on the NPU): q(d, h, t),
+// positions(t) int, mask(s, t); every Func above gains the token t after ro (out is
+// (d, h, t), qg (d, ri, ro, t, g), mask_c and v_live (s, t) and (d, s, t, g)). Loops run
+// to max_position (>= every token's position, < s_max: a scalar, so that a nest's loop
+// bounds need no tensor data); positions past a token's own position are not live for it
+// (weight 0, v_live 0), so the tokens of a block can share every k and v row read.
+AttentionDecode define_attention_split_tokens(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Func positions,
+                                              Halide::Expr max_position, Halide::Func mask, Halide::Expr heads,
+                                              Halide::Expr kv_heads, Halide::Expr head_dim, Halide::Expr s_max,
+                                              int split, int stats_block, int v_block, bool masked);
 
 // exp(x) for x <= 0 (or NaN), vectorizable: Halide's fast_exp (about 1.5 ulp) with
 // underflow flushed to 0, −inf giving 0 and NaN kept NaN. Halide's exp() calls libm expf

@@ -191,6 +191,18 @@ TEST(ArchSpec, DuplicateNames) {
             "edge.yaml: dma[1].name = mte2: duplicate dma name (dma[0] has it)");
 }
 
+// partial_writes: a boolean spelled true or false, only on an engine that writes DRAM.
+TEST(ArchSpec, PartialWritesIsABooleanOfAnEngineThatStores) {
+  EXPECT_FALSE(parse_arch_spec(kValid, "edge.yaml").dma[1].partial_writes);  // absent: false
+  const std::string on = with("setup_cycles: 0, burst_bytes: 256, alignment: 32}",
+                              "setup_cycles: 0, burst_bytes: 256, alignment: 32, partial_writes: true}");
+  EXPECT_TRUE(parse_arch_spec(on, "edge.yaml").dma[1].partial_writes);
+  EXPECT_EQ(error_of(with("partial_writes: true", "partial_writes: yes", on)),
+            "edge.yaml: dma[1].partial_writes = yes: must be true or false");
+  EXPECT_EQ(error_of(with("name: mte2,", "name: mte2, direction: in, partial_writes: true,")),
+            "edge.yaml: dma[0].partial_writes = true: an engine with direction: in writes nothing to DRAM");
+}
+
 TEST(ArchSpec, ReadersMustBeUnits) {
   EXPECT_EQ(error_of(with("readers: [matrix, dma]", "readers: [matrix, cube]")),
             "edge.yaml: buffers[2].readers[1] = cube: must be matrix, vector or dma");

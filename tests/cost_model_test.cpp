@@ -7,6 +7,7 @@
 
 #include "simulator/cost/compute_cycles.h"
 #include "simulator/cost/cost_model.h"
+#include "simulator/cost/transfer_model.h"
 #include "sim_test_fixtures.h"
 
 namespace npukit::sim {
@@ -140,6 +141,38 @@ TEST(CostModel, DoubleBufferingOverlapsTransfersWithCompute) {
   EXPECT_EQ(serial.total_cycles, 4800);
   EXPECT_EQ(serial.critical_path.latency, 10 * (100 + 20));
   EXPECT_EQ(serial.critical_path.compute, 2000);
+}
+
+// A store engine with partial writes writes a run off its alignment as the aligned units the
+// run touches (bytes outside it masked): that is what the DMA time is charged, not the run.
+TEST(CostModel, MaskedStoresAreChargedTheAlignedUnitsTheyTouch) {
+  // 1 B/cycle and no setup: a store's DMA cycles are its bytes moved.
+  ArchSpec arch = make_arch("t", "{kind: cube, dtypes: [int8], shapes: {int8: {m0: 1, k0: 1, n0: 16}}}", 1, 1000,
+                            1 << 20, 0);
+  DmaEngine& store = arch.dma[1];  // alignment 16
+  store.partial_writes = true;
+  store.burst_bytes = 1;  // so that only the alignment rounds
+  Transfer t = transfer("s_buf", "scale", Direction::out, "t", 10, 4, false);
+  EXPECT_TRUE(masked_store(t, store));
+  EXPECT_EQ(burst_bytes_moved(t, store), 16);  // 4 B at an aligned base: one 16 B unit
+  t.base_alignment = 4, t.row_bytes = t.stride_bytes = 24;
+  EXPECT_EQ(burst_bytes_moved(t, store), 48);  // 24 B from offset 12 (the worst): 3 units
+  t.base_alignment = 4096, t.row_bytes = t.stride_bytes = 32;
+  EXPECT_FALSE(masked_store(t, store));  // aligned: written as it is
+  EXPECT_EQ(burst_bytes_moved(t, store), 32);
+  Transfer load = transfer("a_buf", "a", Direction::in, "t", 10, 4, false);
+  EXPECT_FALSE(masked_store(load, arch.dma[0]));  // loads never are
+
+  // The cost model charges the unit: ten 4 B masked stores take as long as ten 16 B ones.
+  OpAnalysis a = pipeline(false);
+  a.transfers[1] = transfer("s_buf", "scale", Direction::out, "t", 10, 4, false);
+  const int64_t masked = estimate_cost(a, arch).busy(Pipe::dma_out);
+  EXPECT_EQ(masked, 10 * 16);
+  a.transfers[1].row_bytes = a.transfers[1].stride_bytes = 16;
+  EXPECT_EQ(masked, estimate_cost(a, arch).busy(Pipe::dma_out));
+  store.partial_writes = false;  // without byte enables the 4 B run is charged as 4 B (and the rules refuse it)
+  a.transfers[1].row_bytes = a.transfers[1].stride_bytes = 4;
+  EXPECT_EQ(estimate_cost(a, arch).busy(Pipe::dma_out), 10 * 4);
 }
 
 TEST(CostModel, DramBandwidthCapsTheDmaRate) {

@@ -165,6 +165,37 @@ TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {
   EXPECT_EQ(gate::exit_code(r), 0);
 }
 
+// Asked for by name, an (op, target) pair that ran no case is reported (the command exits
+// 2 with it); a pair that ran, or an op not named (a gate over every op), is not.
+TEST(Gate, ANamedOpWithNothingRunnableIsReported) {
+  OpSpec no_kernel = rms_norm_spec();
+  no_kernel.kernels.erase("cpu");  // every case UNSUPPORTED on cpu
+  gate::Options o;
+  o.classes = {"normal"};
+  o.dtypes = {"float32"};
+  o.isolate = false;
+  o.ops = {"rms_norm"};
+  const auto r = gate::run({&no_kernel}, o);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(gate::exit_code(r), 0);  // no FAIL: the exit code alone would pass
+  const std::vector<std::string> none = gate::unrunnable_requests(r, o);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].rfind("--op rms_norm --target cpu: no case ran (" + std::to_string(r.size()) + " UNSUPPORTED", 0), 0u)
+      << none[0];
+  EXPECT_EQ(none[0].find('\n'), std::string::npos) << none[0];
+
+  // The real kernel runs on cpu; this test registers no npu-sim kernels: only that pair.
+  o.targets = {"cpu", "npu-sim:edge-6tops"};
+  const auto both = gate::run({&rms_norm_spec()}, o);
+  const std::vector<std::string> one = gate::unrunnable_requests(both, o);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].rfind("--op rms_norm --target npu-sim:edge-6tops: no case ran", 0), 0u) << one[0];
+
+  o.ops.clear();  // every op: an op without a kernel here is UNSUPPORTED, not a failure
+  o.targets = {"cpu"};
+  EXPECT_TRUE(gate::unrunnable_requests(r, o).empty());
+}
+
 TEST(Gate, BaselineCatchesARegressionInsideTolerance) {
   const auto before = gate_run(rms_norm_spec());
   const std::string path = testing::TempDir() + "/gate_baseline.json";

@@ -110,6 +110,12 @@ def main():
         checks.append(("qkv_attention --trace: exit 2, give a stage's op", rc == 2 and "composite" in err))
         rc, out, err = run(npukit, "sim", "--all")
         checks.append(("sim --all has the qkv_attention total rows", rc in (0, 1) and out.count("qkv_attention") >= 8))
+        # Asked for by name and nothing ran: the gate checked nothing, so it must not pass.
+        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
+                           "--dtype", "float16", "--case", "5")
+        checks.append(("a named op with no runnable case: exit 2, one line naming op and target",
+                       rc == 2 and err.count("\n") == 1 and
+                       "--op qkv_attention --target npu-sim:edge-6tops: no case ran" in err))
     return report_checks(checks)
 
 

@@ -196,26 +196,72 @@ TEST(SimRules, DmaBaseAndRowAlignment) {
   EXPECT_TRUE(has(v[2].message, "60.9% of burst bytes are wasted")) << v[2].message;  // 156 of 256
 }
 
+// edge-6tops with a store engine that has no byte enables: every store must be aligned.
+ArchSpec without_partial_writes(const std::string& name) {
+  ArchSpec arch = preset(name);
+  for (DmaEngine& e : arch.dma) e.partial_writes = false;
+  return arch;
+}
+
 TEST(SimRules, DmaBurstWasteAndStrides) {
   OpAnalysis a = clean_gemm();
   Transfer t = transfer("A_sram", "A", Direction::out, "t", 16, 288, true, "sram");
   a.transfers = {t};
-  auto v = of_rule(check_rules(a, preset("edge-6tops"), false), "dma_alignment");
+  const ArchSpec edge = without_partial_writes("edge-6tops");
+  auto v = of_rule(check_rules(a, edge, false), "dma_alignment");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].severity, Violation::warning);
   EXPECT_TRUE(has(v[0].message, "2 bursts of 256 B on dma_out: 43.8% of burst bytes are wasted")) << v[0].message;
   // Strided rows: 32 rows of 256 B, 4100 B apart: rows after the first start 4-byte aligned.
   t.rows = 32, t.row_bytes = 256, t.stride_bytes = 4100;
   a.transfers = {t};
-  v = of_rule(check_rules(a, preset("edge-6tops"), false), "dma_alignment");
+  v = of_rule(check_rules(a, edge, false), "dma_alignment");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].value, 4);
   // Rows back to back form one contiguous run: only the total must align.
   t.rows = 3, t.row_bytes = 96, t.stride_bytes = 96;
   a.transfers = {t};
-  v = of_rule(check_rules(a, preset("edge-6tops"), false), "dma_alignment");
+  v = of_rule(check_rules(a, edge, false), "dma_alignment");
   ASSERT_EQ(v.size(), 1u);  // 288 B: aligned, but 2 partial bursts
   EXPECT_EQ(v[0].value, 288);
+}
+
+// A 4-byte store (decode's one scale) and 12-byte stores at 4-byte offsets (a prefill's
+// per-tile scales): errors for an engine without byte enables, legal for one with them
+// (edge-6tops' dma_out: AXI WSTRB), whose cost model charges the 32 B units they touch.
+TEST(SimRules, ShortStoresNeedPartialWrites) {
+  OpAnalysis a = clean_gemm();
+  Transfer t = transfer("s_buf", "scale", Direction::out, "", 1, 4, false, "sram");
+  a.transfers = {t};
+  auto v = of_rule(check_rules(a, without_partial_writes("edge-6tops"), false), "dma_alignment");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].severity, Violation::error);
+  EXPECT_TRUE(has(v[0].message, "each contiguous run is 4 B, not a multiple of DMA engine dma_out's 32 B alignment"))
+      << v[0].message;
+  // With byte enables: legal; and issued once as one run, no tiling could lengthen it, so
+  // its burst (252 of 256 B unused, charged by the cost model) is no warning either.
+  EXPECT_TRUE(check_rules(a, preset("edge-6tops"), true).empty());
+
+  t = transfer("s_buf", "scale", Direction::out, "t", 16, 12, false, "sram");
+  t.base_alignment = 4;
+  a.transfers = {t};
+  v = of_rule(check_rules(a, without_partial_writes("edge-6tops"), false), "dma_alignment");
+  ASSERT_EQ(v.size(), 3u);  // base, run, burst
+  EXPECT_EQ(v[0].value, 4);
+  EXPECT_EQ(v[0].severity, Violation::error);
+  v = of_rule(check_rules(a, preset("edge-6tops"), false), "dma_alignment");
+  ASSERT_EQ(v.size(), 1u);  // only the burst waste, which a larger tile could cut
+  EXPECT_EQ(v[0].severity, Violation::warning);
+  EXPECT_TRUE(has(v[0].message, "each 12 B run takes 1 burst of 256 B")) << v[0].message;
+  // Declared short by the op's nature (NpuPlan::short_runs): no warning, same cost.
+  a.transfers[0].short_runs = "4 B of scale per row";
+  EXPECT_TRUE(check_rules(a, preset("edge-6tops"), true).empty());
+  // Loads have no byte enables: a 12-byte load at a 4-byte offset stays an error, declared or not.
+  a.transfers[0].direction = Direction::in;
+  v = of_rule(check_rules(a, preset("edge-6tops"), false), "dma_alignment");
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].severity, Violation::error);
+  EXPECT_EQ(v[1].severity, Violation::error);
 }
 
 TEST(SimRules, VectorAccessAlignment) {

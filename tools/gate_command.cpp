@@ -79,7 +79,15 @@ int run_gate(const GateArgs& a) {
   gate::print_table(std::cout, results);
   if (!a.json.empty()) write_file(a.json, [&](std::ostream& os) { os << gate::report_json(results).dump(2) << '\n'; });
   if (!a.junit.empty()) write_file(a.junit, [&](std::ostream& os) { gate::write_junit(os, results); });
-  return gate::exit_code(results);
+  const int code = gate::exit_code(results);
+  if (code == 3) return code;
+  const std::vector<std::string> unrunnable = gate::unrunnable_requests(results, options);
+  if (!unrunnable.empty()) {
+    std::string line = unrunnable.front();
+    for (size_t i = 1; i < unrunnable.size(); ++i) line += "; " + unrunnable[i];
+    fail(Errc::unsupported, "gate: " + line + ": nothing was checked");
+  }
+  return code;
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include "runtime/error.h"
 #include "tools/commands.h"
 #ifndef NPUKIT_NO_SIMULATOR
-#include "schedules/npu/npu_sim_schedules.h"
 #include "simulator/analysis/npu_sim_kernels.h"
 #endif
 
@@ -17,7 +16,6 @@ int main(int argc, char** argv) {
   int exit_code = 0;
 #ifndef NPUKIT_NO_SIMULATOR
   npukit::sim::register_npu_sim_kernels();
-  npukit::schedules::npu::register_npu_sim_schedules();
 #endif
   npukit::cli::add_gate(app, exit_code);
   npukit::cli::add_run(app, exit_code);

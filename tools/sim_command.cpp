@@ -104,7 +104,6 @@ int run_sim(const SimArgs& a) {
     }
     return has_rule_errors(res.total);
   }
-  const sim::SimResult res = simulate_request(r, arch, a.strict);
   // Files first: a path that cannot be written is a usage error, before any report.
   auto write = [](const char* flag, const std::string& path, const std::function<void()>& fn) {
     if (path.empty()) return;
@@ -114,14 +113,16 @@ int run_sim(const SimArgs& a) {
       fail(Errc::invalid_argument, std::string(flag) + " " + path + ": " + e.what());
     }
   };
-  write("--trace", a.trace, [&] { sim::write_trace(res, a.trace); });
-  write("--roofline", a.roofline, [&] { sim::write_roofline_svg(res, a.roofline); });
+  // The nest before the analysis: it is what an author reads when the analysis fails.
   write("--nest", a.nest, [&] {
     std::ofstream f(a.nest);
     f << sim::lowered_nest_text(r, arch);
     f.close();
     if (!f) throw std::runtime_error(std::string("cannot write (") + std::strerror(errno) + ")");
   });
+  const sim::SimResult res = simulate_request(r, arch, a.strict);
+  write("--trace", a.trace, [&] { sim::write_trace(res, a.trace); });
+  write("--roofline", a.roofline, [&] { sim::write_roofline_svg(res, a.roofline); });
   if (a.format == "table") {
     std::cout << sim::format_table(res);
   } else {

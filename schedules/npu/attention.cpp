@@ -9,7 +9,7 @@
 #include "ops/float_convert.h"
 #include "runtime/error.h"
 #include "simulator/rules/footprint.h"
-#include "schedules/npu/jit_run.h"
+#include "schedules/npu/npu_schedule.h"
 
 namespace npukit::schedules::npu {
 
@@ -43,81 +43,101 @@ int attention_softmax_lanes(const sim::ArchSpec& arch) {
 
 namespace {
 
-// Bytes per buffer of one task's allocations, as the schedule below makes them.
+// Bytes per buffer of one task's allocations, as the schedules below make them: a task
+// holds `tokens` query tokens (1 for decode) of the group's heads.
 bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv_heads, int64_t head_dim,
-                bool on_matrix, int block, int split, bool db) {
+                bool on_matrix, int block, int split, int64_t tokens, bool db) {
   const sim::BufferRoles& r = arch.roles;
   const std::string& vb = r.vector;
   const std::string qa = on_matrix ? r.matrix_a : vb, kb = on_matrix ? r.matrix_b : vb, acc = on_matrix ? r.matrix_acc : vb;
   const int64_t lanes = attention_softmax_lanes(arch);
-  const int64_t group = round_up(heads / std::max<int64_t>(1, kv_heads), kHeadBlock);
+  const int64_t group = round_up(heads / std::max<int64_t>(1, kv_heads), kHeadBlock) * tokens;
   const int64_t row = on_matrix ? head_dim * eb : round_up(head_dim, lanes) * eb;
-  const int64_t q_rows = heads / std::max<int64_t>(1, kv_heads);
-  return sim::fits_buffers(arch, {{qa, q_rows * row, db},
-                                  {kb, int64_t(block) * row, db},                   // K block
-                                  {kb, int64_t(block) * row, db},                   // V block
-                                  {acc, int64_t(split) * group * 4, false},         // scores
-                                  {vb, int64_t(split) * group * 4, false},          // weights
-                                  {acc, round_up(head_dim, lanes) * group * 4, false},  // Σ weight · v
-                                  {vb, int64_t(split) * 4, db}});                   // the mask's row, when masked
+  const int64_t q_rows = heads / std::max<int64_t>(1, kv_heads) * tokens;
+  std::vector<sim::PlannedAllocation> a = {{qa, q_rows * row, db},
+                                           {kb, int64_t(block) * row, db},                   // K block
+                                           {kb, int64_t(block) * row, db},                   // V block
+                                           {acc, int64_t(split) * group * 4, false},         // scores
+                                           {vb, int64_t(split) * group * 4, false},          // weights
+                                           {acc, round_up(head_dim, lanes) * group * 4, false},  // Σ weight · v
+                                           {vb, int64_t(split) * 4 * tokens, db}};           // the mask's rows, when masked
+  // A token's v, zeroed past its position, beside the shared V block (prefill).
+  if (tokens > 1) a.push_back({kb, int64_t(block) * round_up(head_dim, lanes) * 4, false});
+  return sim::fits_buffers(arch, a);
 }
 
 }  // namespace
 
-AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, int64_t s_max, int64_t heads,
+AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, int64_t T, int64_t s_max, int64_t heads,
                                         int64_t kv_heads, int64_t head_dim, bool on_matrix) {
   const int64_t cores = std::max<int64_t>(1, arch.cores);
+  // Prefill: the most query tokens per task (each k and v row is read once per tile of
+  // them) that leave room for blocks of 64 positions, or fewer if that does not fit.
+  const int64_t max_tokens = T == 1 ? 1 : std::min<int64_t>(T, 64);
   for (bool db : {true, false}) {
-    for (int block : {256, 128, 64, 32, 16}) {
-      if (block > 16 && block / 2 >= s_max) continue;  // no larger than the cache needs
-      // Among splits of 1 … 32 blocks that fit, the one that gives the busiest core the
-      // fewest positions; ties go to the larger split (fewer partials to combine).
-      AttentionBlocks best{block, 0, db};
-      int64_t best_positions = INT64_MAX;
-      for (int m : {32, 16, 8, 4, 2, 1}) {
-        const int split = block * m;
-        if (!blocks_fit(arch, eb, heads, kv_heads, head_dim, on_matrix, block, split, db)) continue;
-        const int64_t tasks = (s_max + split - 1) / split * kv_heads;
-        const int64_t per_core = (tasks + cores - 1) / cores * std::min<int64_t>(split, s_max);
-        if (per_core < best_positions) best_positions = per_core, best.split = split;
+    for (int64_t tokens = max_tokens; tokens >= 1; tokens = tokens == 1 ? 0 : (tokens + 1) / 2) {
+      for (int block : {256, 128, 64, 32, 16}) {
+        if (block > 16 && block / 2 >= s_max) continue;  // no larger than the cache needs
+        if (tokens > 2 && block < 64) break;  // fewer tokens before smaller blocks
+        // Among splits of 1 … 32 blocks that fit, the one that gives the busiest core the
+        // fewest positions; ties go to the larger split (fewer partials to combine).
+        AttentionBlocks best{block, 0, db, static_cast<int>(tokens)};
+        int64_t best_positions = INT64_MAX;
+        for (int m : {32, 16, 8, 4, 2, 1}) {
+          const int split = block * m;
+          if (!blocks_fit(arch, eb, heads, kv_heads, head_dim, on_matrix, block, split, tokens, db)) continue;
+          const int64_t tasks = (s_max + split - 1) / split * kv_heads * ((T + tokens - 1) / tokens);
+          const int64_t per_core = (tasks + cores - 1) / cores * std::min<int64_t>(split, s_max);
+          if (per_core < best_positions) best_positions = per_core, best.split = split;
+        }
+        if (best.split > 0) return best;
       }
-      if (best.split > 0) return best;
     }
   }
-  return AttentionBlocks{16, 16, false};  // nothing fits; the capacity rule says by how much
+  return AttentionBlocks{16, 16, false, 1};  // nothing fits; the capacity rule says by how much
 }
 
-NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, bool masked, bool on_matrix,
-                                          const AttentionBlocks& blocks) {
+NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool masked, bool on_matrix,
+                                   const AttentionBlocks& blocks, bool prefill) {
   NpuPipeline p;
   p.op = "attention";
   ImageParam q(type, 3, "q"), k(type, 3, "k_cache"), v(type, 3, "v_cache");  // (d, h, t), (d, s, g)
   ImageParam mask(Float(32), 2, "mask");                                      // (s, t)
-  Param<int32_t> position("position");
+  ImageParam positions(Int(32), 1, "positions");                             // (t), prefill
+  Param<int32_t> position(prefill ? "max_position" : "position");
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   Var d("d"), h("h"), t("t"), s("s"), g("g");
   Func q_tile("q_tile"), k_tile("k_tile"), v_tile("v_tile"), mask_tile("mask_tile");
-  Func qf("qf"), kf("kf"), vf("vf"), mf("mf");
-  q_tile(d, h) = q(d, h, 0);
+  Func qf("qf"), kf("kf"), vf("vf"), mf("mf"), pos("pos");
+  // Decode reads row 0 of q and of the mask; a prefill task its tokens' rows.
+  const std::vector<Var> qv = prefill ? std::vector<Var>{d, h, t} : std::vector<Var>{d, h};
+  const std::vector<Var> mv = prefill ? std::vector<Var>{s, t} : std::vector<Var>{s};
+  q_tile(qv) = q(d, h, prefill ? Expr(t) : Expr(0));
   k_tile(d, s, g) = k(d, s, g);
   v_tile(d, s, g) = v(d, s, g);
-  qf(d, h) = ops::widen_to_f32(q_tile(d, h), portable);
+  qf(qv) = ops::widen_to_f32(q_tile(qv), portable);
   kf(d, s, g) = ops::widen_to_f32(k_tile(d, s, g), portable);
   vf(d, s, g) = ops::widen_to_f32(v_tile(d, s, g), portable);
   if (masked) {
-    mask_tile(s) = mask(s, 0);
-    mf(s) = mask_tile(s);
+    mask_tile(mv) = mask(s, prefill ? Expr(t) : Expr(0));
+    mf(mv) = mask_tile(mv);
   } else {
-    mf(s) = 0.0f;  // never read: the unmasked algorithm does not touch the mask
+    mf(mv) = 0.0f;  // never read: the unmasked algorithm does not touch the mask
   }
+  pos(t) = positions(t);  // read by the core's scalar unit, 4 B per token
   const int lanes = attention_softmax_lanes(arch);
   const int positions_per_vector = lanes / kHeadBlock;
+  Expr heads = q.dim(1).extent(), kv_heads = k.dim(2).extent(), head_dim = q.dim(0).extent(),
+       s_max = k.dim(1).extent();
   ops::AttentionDecode a =
-      ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(), k.dim(2).extent(), q.dim(0).extent(),
-                                   k.dim(1).extent(), blocks.split, positions_per_vector, blocks.block, masked);
+      prefill ? ops::define_attention_split_tokens(qf, kf, vf, pos, position, mf, heads, kv_heads, head_dim, s_max,
+                                                   blocks.split, positions_per_vector, blocks.block, masked)
+              : ops::define_attention_decode(qf, kf, vf, position, mf, heads, kv_heads, head_dim, s_max, blocks.split,
+                                             positions_per_vector, blocks.block, masked);
   Func y("attention_npu");
-  y(d, h, t) = ops::narrow_from_f32(a.out(d, h), type, portable);
+  y(d, h, t) = ops::narrow_from_f32(prefill ? a.out(d, h, t) : a.out(d, h), type, portable);
   p.inputs = {q, k, v};
+  if (prefill) p.inputs.push_back(positions);
   if (masked) p.inputs.push_back(mask);
   p.ints = {position};
 
@@ -127,29 +147,53 @@ NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, 
                     acc = on_matrix ? roles.matrix_acc : vb;
   const bool db = blocks.double_buffer;
   const TailStrategy guard = TailStrategy::GuardWithIf;
+  // Loop and storage orders: the prefill's token t sits where `tok` puts it.
+  auto with_t = [&](std::vector<VarOrRVar> inner, std::vector<VarOrRVar> outer) {
+    if (prefill) inner.push_back(a.t);
+    inner.insert(inner.end(), outer.begin(), outer.end());
+    return inner;
+  };
+  auto storage = [&](std::vector<Var> inner, std::vector<Var> outer) {
+    if (prefill) inner.push_back(a.t);
+    inner.insert(inner.end(), outer.begin(), outer.end());
+    return inner;
+  };
 
-  // One task per (split, kv head), dealt to the cores. Its partial goes to DRAM (an
-  // unplaced Func): the combine needs every split's.
-  Var task("task");
-  a.partial.compute_root().bound(a.ri, 0, kHeadBlock).reorder(a.d, a.ri, a.ro, a.c, a.g).fuse(a.c, a.g, task).parallel(task);
+  // One task per (split, kv head) — and per tile of `tokens` query tokens in a prefill —,
+  // dealt to the cores. Its partial goes to DRAM (an unplaced Func): the combine needs
+  // every split's.
+  Var task("task"), tt("tt"), ti("ti"), tc("tc");
+  a.partial.compute_root().bound(a.ri, 0, kHeadBlock);
+  if (prefill) {
+    // The last tile shifts inwards (recomputing a few tokens): a guard's likely() would
+    // make Halide partition every t loop of the task into siblings.
+    a.partial.split(a.t, tt, ti, min(blocks.tokens, q.dim(2).extent()), TailStrategy::ShiftInwards)
+        .reorder(a.d, a.ri, a.ro, ti, tt, a.c, a.g)
+        .fuse(tt, a.c, tc)
+        .fuse(tc, a.g, task)
+        .parallel(task);
+  } else {
+    a.partial.reorder(a.d, a.ri, a.ro, a.c, a.g).fuse(a.c, a.g, task).parallel(task);
+  }
   const LoopLevel at(a.partial, task);
   p.plan.stage(q_tile, qa, at, db, true);
   if (masked) p.plan.stage(mask_tile, vb, at, db, true);
   // Rows start at 0: saying so lets Halide prove the rows' vector accesses aligned (with
   // a symbolic row start it proves nothing, and the rules would see misalignment).
-  Expr head_dim = q.dim(0).extent();
   q_tile.bound(d, 0, head_dim);
   if (!on_matrix) q_tile.align_storage(d, lanes).vectorize(d, lanes, guard);
 
-  // Scores q·kᵀ of the split, heads innermost: K streams in blocks of `block` positions.
+  // Scores q·kᵀ of the split, heads innermost: K streams in blocks of `block` positions,
+  // each block shared by the task's tokens.
   Var sb("sb"), si("si");
   p.plan.stage(a.dot, acc, at);
-  a.dot.align_bounds(a.s, blocks.block).reorder_storage(a.ri, a.s, a.ro, a.g);
+  a.dot.align_bounds(a.s, blocks.block).reorder_storage(storage({a.ri, a.s, a.ro}, {a.g}));
   if (on_matrix) {
     // M = positions, K = head_dim, N = the head block (vectorized): scoresᵀ = K · qᵀ.
     a.dot.update()
         .split(a.s, sb, si, blocks.block, TailStrategy::RoundUp)
-        .reorder(a.ri, a.rd.x, si, sb, a.ro)
+        .reorder(prefill ? std::vector<VarOrRVar>{a.ri, a.rd.x, si, a.ro, a.t, sb}
+                         : std::vector<VarOrRVar>{a.ri, a.rd.x, si, sb, a.ro})
         .vectorize(a.ri);
     p.plan.stage(k_tile, kb, LoopLevel(a.dot, sb), db, true);
     p.plan.matrix(a.dot, 1, si.name(), a.ri.name(), a.rd.x.name(), sim::Dtype::fp16);
@@ -158,8 +202,14 @@ NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, 
     RVar rdo("rdo"), rdi("rdi");
     Var u("u");
     Func dot_lanes = a.dot.update().split(a.rd.x, rdo, rdi, lanes).rfactor(rdi, u);
-    a.dot.update().split(a.s, sb, si, blocks.block, TailStrategy::RoundUp).reorder(rdi, a.ri, si, sb, a.ro);
-    dot_lanes.compute_at(a.dot, sb).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u);
+    a.dot.update()
+        .split(a.s, sb, si, blocks.block, TailStrategy::RoundUp)
+        .reorder(prefill ? std::vector<VarOrRVar>{rdi, a.ri, si, a.ro, a.t, sb}
+                         : std::vector<VarOrRVar>{rdi, a.ri, si, sb, a.ro});
+    // A prefill computes the lanes per token (a block's for every token would not fit).
+    dot_lanes.compute_at(prefill ? LoopLevel(a.dot, a.t) : LoopLevel(a.dot, sb))
+        .reorder_storage(storage({u, a.ri, a.s, a.ro}, {a.g}))
+        .vectorize(u);
     dot_lanes.update().reorder(u, rdo, a.ri, a.s).vectorize(u);
     p.plan.stage(k_tile, kb, LoopLevel(a.dot, sb), db, true);
     k_tile.bound(d, 0, head_dim).align_storage(d, lanes).vectorize(d, lanes, guard);
@@ -170,38 +220,51 @@ NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, 
   Var j("j");
   a.stats.compute_at(at).vectorize(a.ri);
   Func stats_lanes = a.stats.update().rfactor(a.rs_all.x, j);
-  a.stats.update().reorder(a.ri, a.rs_all.x, a.ro).vectorize(a.ri);
-  stats_lanes.compute_at(at).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
-  stats_lanes.update().reorder(a.ri, j, a.rs_all.y, a.ro).vectorize(a.ri).vectorize(j);
+  a.stats.update().reorder(with_t({a.ri, a.rs_all.x, a.ro}, {})).vectorize(a.ri);
+  stats_lanes.compute_at(at).reorder_storage(storage({a.ri, j, a.ro}, {a.c, a.g})).vectorize(a.ri).vectorize(j);
+  stats_lanes.update().reorder(with_t({a.ri, j, a.rs_all.y, a.ro}, {})).vectorize(a.ri).vectorize(j);
   Var so("so"), sv("sv");
   p.plan.stage(a.weight, vb, at);
-  a.weight.align_bounds(a.s, positions_per_vector).reorder_storage(a.ri, a.s, a.ro, a.c, a.g);
+  a.weight.align_bounds(a.s, positions_per_vector).reorder_storage(storage({a.ri, a.s, a.ro}, {a.c, a.g}));
   if (positions_per_vector > 1) {
     a.weight.split(a.s, so, sv, positions_per_vector, TailStrategy::RoundUp)
-        .reorder(a.ri, sv, so, a.ro)
+        .reorder(with_t({a.ri, sv, so, a.ro}, {}))
         .vectorize(a.ri)
         .vectorize(sv);
   } else {
-    a.weight.reorder(a.ri, a.s, a.ro).vectorize(a.ri);
+    a.weight.reorder(with_t({a.ri, a.s, a.ro}, {})).vectorize(a.ri);
   }
   a.den.compute_at(at).vectorize(a.ri);
   Func den_lanes = a.den.update().rfactor(a.rb.x, j);
-  a.den.update().reorder(a.ri, a.rb.x, a.ro).vectorize(a.ri);
-  den_lanes.compute_at(at).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
-  den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
+  a.den.update().reorder(with_t({a.ri, a.rb.x, a.ro}, {})).vectorize(a.ri);
+  den_lanes.compute_at(at).reorder_storage(storage({a.ri, j, a.ro}, {a.c, a.g})).vectorize(a.ri).vectorize(j);
+  den_lanes.update().reorder(with_t({a.ri, j, a.rb.y, a.ro}, {})).vectorize(a.ri).vectorize(j);
 
-  // Σ weight · v, the output accumulator: V streams in blocks of `block` positions.
+  // Σ weight · v, the output accumulator: V streams in blocks of `block` positions, each
+  // block shared by the task's tokens. A prefill token's v is the block zeroed past its
+  // position (v_live, on the vector unit), so that its product never reads another
+  // token's live rows as its own.
   p.plan.stage(a.num, acc, at);
   if (on_matrix) {
     // M = head_dim, K = positions, N = the head block (vectorized): (p·v)ᵀ = Vᵀ · pᵀ.
-    a.num.update().reorder(a.ri, a.d, a.rv.x, a.rv.y, a.ro).vectorize(a.ri);
+    a.num.update()
+        .reorder(prefill ? std::vector<VarOrRVar>{a.ri, a.d, a.rv.x, a.ro, a.t, a.rv.y}
+                         : std::vector<VarOrRVar>{a.ri, a.d, a.rv.x, a.rv.y, a.ro})
+        .vectorize(a.ri);
     p.plan.matrix(a.num, 1, a.d.name(), a.ri.name(), a.rv.x.name(), sim::Dtype::fp16);
   } else {
     a.num.bound(a.d, 0, head_dim).align_storage(a.d, lanes).vectorize(a.d, lanes, guard);
-    a.num.update().reorder(a.d, a.ri, a.rv.x, a.rv.y, a.ro).vectorize(a.d, lanes, guard);
+    a.num.update()
+        .reorder(prefill ? std::vector<VarOrRVar>{a.d, a.ri, a.rv.x, a.ro, a.t, a.rv.y}
+                         : std::vector<VarOrRVar>{a.d, a.ri, a.rv.x, a.rv.y, a.ro})
+        .vectorize(a.d, lanes, guard);
     v_tile.bound(d, 0, head_dim).align_storage(d, lanes).vectorize(d, lanes, guard);
   }
   p.plan.stage(v_tile, kb, LoopLevel(a.num, a.rv.y), db, true);
+  if (prefill) {
+    p.plan.stage(a.v_live, kb, LoopLevel(a.num, a.t));
+    a.v_live.bound(a.d, 0, head_dim).align_storage(a.d, lanes).vectorize(a.d, lanes, guard);
+  }
 
   // The exact combine over the splits up to the position, once, then the output.
   a.combined.compute_root();
@@ -214,46 +277,71 @@ NpuPipeline attention_decode_npu_pipeline(const sim::ArchSpec& arch, Type type, 
 
 namespace {
 
-// Row `t` of a [T, …] tensor as a [1, …] tensor.
-TensorView row_of(const TensorView& v, int64_t t) {
-  TensorView r = v;
-  int64_t elements = 1;
-  for (size_t i = 1; i < v.shape.size(); ++i) elements *= v.shape[i];
-  r.data = static_cast<char*>(v.data) + t * elements * static_cast<int64_t>(dtype_size(v.dtype));
-  r.shape[0] = 1;
-  return r;
+// The variant: "<dtype>,<masked|unmasked>,<decode|prefill>".
+struct AttentionVariant {
+  bool f16 = false, masked = false, prefill = false;
+};
+
+AttentionVariant parse_variant(const std::string& v) {
+  return AttentionVariant{v.rfind("float16", 0) == 0, v.find(",masked") != std::string::npos,
+                          v.find(",prefill") != std::string::npos};
 }
 
 }  // namespace
 
-void attention_npu_sim(const Call& call) {
-  const sim::ArchSpec arch = call_arch(call);
-  const TensorView& q = call.tensor("q");
-  const bool f16 = q.dtype == DType::float16;
-  const bool masked = call.tensors.count("mask") > 0;
-  const int64_t eb = f16 ? 2 : 4;
-  const int64_t T = call.dim("T"), heads = call.dim("Hq"), kv_heads = call.dim("Hkv"), s_max = call.dim("S_max"),
-                head_dim = call.dim("Dh");
-  const bool on_matrix = attention_on_matrix(arch, eb);
-  const AttentionBlocks b = choose_attention_blocks(arch, eb, s_max, heads, kv_heads, head_dim, on_matrix);
-  const std::string key = std::string("attention|decode|") + (f16 ? "f16" : "f32") + (masked ? "|masked|" : "|unmasked|") +
-                          (on_matrix ? "matrix|" : "vector|") + arch.roles.matrix_a + "," + arch.roles.matrix_b + "," +
-                          arch.roles.matrix_acc + "," + arch.roles.vector + "|" +
-                          std::to_string(attention_softmax_lanes(arch)) + "|" + std::to_string(b.block) + "|" +
-                          std::to_string(b.split) + (b.double_buffer ? "|db" : "|sb");
-  auto p = cached_pipeline(key, [&] {
-    return attention_decode_npu_pipeline(arch, f16 ? Float(16) : Float(32), masked, on_matrix, b);
-  });
-  // Prefill runs as T decode steps, one per query token (its position and mask row):
-  // correct, but it reads the cache T times; a prefill schedule would tile the queries.
-  const auto* positions = static_cast<const int32_t*>(call.tensor("positions").data);
-  for (int64_t t = 0; t < T; ++t) {
-    JitArgs args;
-    args.inputs = {{"q", row_of(q, t)}, {"k_cache", call.tensor("k_cache")}, {"v_cache", call.tensor("v_cache")}};
-    if (masked) args.inputs["mask"] = row_of(call.tensor("mask"), t);
-    args.ints = {{"position", positions[t]}};
-    jit_realize(*p, args, call, {{"o", row_of(call.tensor("o"), t)}});
-  }
+const NpuSchedule& npu_schedule_attention() {
+  static const NpuSchedule s = [] {
+    NpuSchedule s;
+    s.op = "attention";
+    s.shape = {"T", "Hq", "Hkv", "S_max", "Dh"};
+    s.dtypes = {"float16", "float32"};
+    s.decode = {{"T", 1}, {"Hq", 32}, {"Hkv", 8}, {"S_max", 8192}, {"Dh", 128}};
+    // A prompt chunk of 128 tokens at positions 896 … 1023 (the analysis walks every tile:
+    // longer prefills take seconds on the small presets).
+    s.prefill = {{"T", 128}, {"Hq", 32}, {"Hkv", 8}, {"S_max", 1024}, {"Dh", 128}};
+    // Each is a constant of the algorithm (RDom extents, the split of the positions).
+    s.knobs = {{"block", 16, 1024, "S_max", true}, {"split_blocks", 1, 64, "", true}, {"tokens", 1, 1024, "T", true}};
+    s.sim_params = {{"masked", ParamSpec::Kind::integer, "0", 0, 1, {},
+                     "1: the call has a mask (its rows are staged and its selects costed)"}};
+    s.call_params = [](const Call& call) {
+      return std::map<std::string, std::string>{{"masked", call.tensors.count("mask") ? "1" : "0"}};
+    };
+    s.variant = [](const std::string& dtype, const Params& params, const Shape& shape) {
+      const int64_t hq = shape.at("Hq"), hkv = shape.at("Hkv");
+      if (hq % hkv != 0)  // the op's own rule (runtime/ops/attention.cpp)
+        throw std::invalid_argument("attention: Hq = " + std::to_string(hq) + " is not a multiple of Hkv = " +
+                                    std::to_string(hkv) + " (query head h reads kv head h / (Hq / Hkv))");
+      return dtype + (params.integer("masked") ? ",masked" : ",unmasked") +
+             (shape.at("T") == 1 ? ",decode" : ",prefill");
+    };
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
+      const AttentionVariant v = parse_variant(variant);
+      const int block = static_cast<int>(fixed.at("block"));
+      const AttentionBlocks b{block, block * static_cast<int>(fixed.at("split_blocks")), fixed.at("double_buffer") != 0,
+                              static_cast<int>(fixed.at("tokens"))};
+      return attention_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.masked, attention_on_matrix(arch, v.f16 ? 2 : 4),
+                                    b, v.prefill);
+    };
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const int64_t eb = parse_variant(variant).f16 ? 2 : 4;
+      const AttentionBlocks b = choose_attention_blocks(arch, eb, shape.at("T"), shape.at("S_max"), shape.at("Hq"),
+                                                        shape.at("Hkv"), shape.at("Dh"), attention_on_matrix(arch, eb));
+      return Knobs{{"block", b.block}, {"split_blocks", b.split / b.block}, {"tokens", b.tokens},
+                   {"double_buffer", b.double_buffer}};
+    };
+    // The analysis: the last token at the cache's last position (every row read).
+    s.analysis_ints = [](const Shape& shape) {
+      return std::map<std::string, int64_t>{{"position", shape.at("S_max") - 1}, {"max_position", shape.at("S_max") - 1}};
+    };
+    s.prepare = [](const Call& call, ExtraInputs& extra) {
+      const TensorView& p = call.tensor("positions");
+      const auto* pos = static_cast<const int32_t*>(p.data);
+      extra.ints["position"] = pos[0];
+      extra.ints["max_position"] = *std::max_element(pos, pos + p.numel());
+    };
+    return s;
+  }();
+  return s;
 }
 
 }  // namespace npukit::schedules::npu

@@ -89,7 +89,7 @@ const NpuSchedule& npu_stage_copy_rows() {
     s.prefill = {{"a", 512}, {"b", 8}, {"row", 128}};
     s.knobs = {{"tile_a", 1, 2147483647, "a"}, {"tile_b", 1, 2147483647, "b"}};
     s.params = {{"out", ParamSpec::Kind::choice, "same", 0, 0, {"same", "float32", "float16"}, "dst's dtype; same = src's"}};
-    s.variant = [](const std::string& dtype, const Params& p) {
+    s.variant = [](const std::string& dtype, const Params& p, const Shape&) {
       return dtype + "," + (p.choice("out") == "same" ? dtype : p.choice("out"));
     };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {

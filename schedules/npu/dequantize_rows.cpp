@@ -83,7 +83,7 @@ const NpuSchedule& npu_stage_dequantize_rows() {
     s.decode = {{"M", 1}, {"N", 4096}};
     s.prefill = {{"M", 128}, {"N", 4096}};
     s.knobs = {{"tile_m", 1, 2147483647, "M"}, {"tile_n", 1, 2147483647, "N"}};
-    s.variant = [](const std::string& dtype, const Params&) { return dtype; };
+    s.variant = [](const std::string& dtype, const Params&, const Shape&) { return dtype; };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
       return dequantize_rows_npu_pipeline(arch, variant == "float16" ? Float(16) : Float(32),
                                           fixed.at("double_buffer") != 0);

@@ -295,7 +295,7 @@ const NpuSchedule& npu_schedule_int8_gemm() {
     s.decode = {{"M", 1}, {"K", 4096}, {"N", 4096}};
     s.prefill = {{"M", 128}, {"K", 4096}, {"N", 4096}};
     s.knobs = {{"tile_m", 1, 2147483647, "M"}, {"tile_n", 1, 2147483647, "N"}, {"tile_k", 1, 2147483647, "K"}};
-    s.variant = [](const std::string&, const Params& p) {
+    s.variant = [](const std::string&, const Params& p, const Shape&) {
       const std::string& out = p.choice("out");
       return out != "int8" ? out : p.choice("rounding") == "fixed_point" ? "int8_fixed_point" : "int8_float";
     };

@@ -294,7 +294,7 @@ const NpuSchedule& npu_stage_linear() {
                  "where the products run; auto = the matrix unit where it has fp16 and x is fp16"}};
     // "<x and w dtype>,<y dtype>,<matrix|vector>": the unit is decided here, per arch-free
     // variant, by `unit`; auto resolves in choose/build against the arch.
-    s.variant = [](const std::string& dtype, const Params& p) {
+    s.variant = [](const std::string& dtype, const Params& p, const Shape&) {
       const std::string out = p.choice("out") == "same" ? dtype : p.choice("out");
       return dtype + "," + out + "," + p.choice("unit");
     };

@@ -24,6 +24,15 @@ void NpuPlan::matrix(const Halide::Func& f, int stage, const std::string& m_var,
   matrix_.push_back(MatrixRole{f.name(), stage, m_var, n_var, k_var, dtype, std::move(whole), sim::source_loc(file, line)});
 }
 
+void NpuPlan::short_runs(const Halide::Func& f, std::string why, const char* file, int line) {
+  short_runs_[f.name()] = ShortRuns{std::move(why), sim::source_loc(file, line)};
+}
+
+const ShortRuns* NpuPlan::short_runs_of(const std::string& func) const {
+  auto it = short_runs_.find(func);
+  return it == short_runs_.end() ? nullptr : &it->second;
+}
+
 const Placement* NpuPlan::placement(const std::string& func) const {
   auto it = placements_.find(func);
   if (it != placements_.end()) return &it->second;

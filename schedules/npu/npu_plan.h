@@ -27,6 +27,12 @@ struct Placement {
   int64_t fractal_row_bytes = 0;
 };
 
+// Why a Func's DMA runs are shorter than a burst whatever the tiling (NpuPlan::short_runs).
+struct ShortRuns {
+  std::string why;
+  sim::SourceLoc source;
+};
+
 // The matrix unit computes update `stage` of `func`; its tile loops are those over the
 // named Vars / RVars (Halide names: "n", "m", "k$x").
 struct MatrixRole {
@@ -56,6 +62,16 @@ class NpuPlan {
               const std::string& k_var, sim::Dtype dtype, std::vector<Halide::Expr> whole = {},
               const char* file = __builtin_FILE(), int line = __builtin_LINE());
 
+  // Declares that the DMA runs of `f` (a staged Func or an output) are short because of
+  // what the op stores, not because of the tiling, and says why: per_token_quant's scales
+  // are 4 B per row, and a tile's rows are capped by its row of `a` far below a burst of
+  // scales. The rules then do not warn about their partial bursts; the cost model still
+  // charges every burst. Alignment errors are not affected.
+  void short_runs(const Halide::Func& f, std::string why, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE());
+  // The declaration for a Func, or nullptr.
+  const ShortRuns* short_runs_of(const std::string& func) const;
+
   const std::map<std::string, Placement>& placements() const { return placements_; }
   // The placement of a Func, or of the Tuple component "<func>.<i>"; nullptr if none.
   const Placement* placement(const std::string& func) const;
@@ -63,6 +79,7 @@ class NpuPlan {
 
  private:
   std::map<std::string, Placement> placements_;
+  std::map<std::string, ShortRuns> short_runs_;
   std::vector<MatrixRole> matrix_;
 };
 

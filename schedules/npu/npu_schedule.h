@@ -95,10 +95,11 @@ struct NpuSchedule {
   Shape decode, prefill;            // default shapes: `npukit sim`, `sim --all`, the tuner's docs
   std::vector<Knob> knobs;          // besides double_buffer
 
-  // The variant (one compiled pipeline) for an operand dtype and the op's resolved
-  // parameters: a short name, e.g. "float16" or "int8_fixed_point". Throws
-  // std::invalid_argument naming the parameter when the schedule cannot run it.
-  std::function<std::string(const std::string& dtype, const Params& params)> variant;
+  // The variant (one compiled pipeline) for an operand dtype, the op's resolved parameters
+  // (and sim_params) and the shape (decode and prefill may be different pipelines): a short
+  // name, e.g. "float16" or "int8_fixed_point". Throws std::invalid_argument naming the
+  // parameter when the schedule cannot run it.
+  std::function<std::string(const std::string& dtype, const Params& params, const Shape& shape)> variant;
   // The variant's pipeline for `arch`. Its inputs and outputs are named as the op's
   // tensors (NpuPipeline::add_input / add_output); its int params as knobs, op parameters
   // or ExtraInputs::ints. `fixed`: double_buffer and every compile_time knob.
@@ -108,6 +109,11 @@ struct NpuSchedule {
   // sim::buffer_footprint (simulator/rules/footprint.h), what the capacity rule counts with.
   std::function<Knobs(const sim::ArchSpec& arch, const std::string& variant, const Shape& shape)> choose;
 
+  // Optional. Parameters of the analysis beyond the op's, for what a call shows by its
+  // tensors rather than its parameters (attention's `masked`: whether it has a mask):
+  // `npukit sim --param` takes them beside the op's; `call_params` gives a call's.
+  std::vector<ParamSpec> sim_params;
+  std::function<std::map<std::string, std::string>(const Call& call)> call_params;
   // Optional. The shape of a validated call; default: the call's named dims that `shape` lists.
   std::function<Shape(const Call& call)> call_shape;
   // Optional. The operand dtype of a call (what `variant` takes); default: the dtype of the

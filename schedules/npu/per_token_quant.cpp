@@ -1,10 +1,11 @@
 #include "schedules/npu/per_token_quant.h"
 
 #include <algorithm>
+#include <string>
 
 #include "ops/float_convert.h"
 #include "ops/per_token_quant.h"
-#include "schedules/npu/jit_run.h"
+#include "schedules/npu/npu_schedule.h"
 #include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
@@ -15,9 +16,12 @@ QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, i
   const std::string& vb = arch.roles.vector;
   const sim::Buffer* b = arch.find_buffer(vb);
   if (!b) return QuantTiles{};
-  int64_t align = 1;  // the stores' alignment: a tile's scales are one run of rows × 4 B
-  for (const sim::DmaEngine& e : arch.dma) align = std::max(align, e.alignment);
-  const int64_t step = std::min<int64_t>(T, std::max<int64_t>(1, align / 4));
+  // A tile's scales are one store run of rows × 4 B. A store engine with byte enables
+  // writes it at any offset and length (costed as the aligned units it touches); one
+  // without needs every tile's run aligned: rows in multiples of alignment / 4.
+  const sim::DmaEngine& store = arch.dma_for(sim::DmaDirection::out);
+  const int64_t align = store.partial_writes ? 4 : std::max<int64_t>(4, store.alignment);
+  const int64_t step = std::min<int64_t>(T, align / 4);
   const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / eb);
   const int64_t row = (K + lanes - 1) / lanes * lanes * eb;
   auto fits = [&](int64_t r, bool db) {
@@ -25,10 +29,22 @@ QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, i
   };
   for (bool db : {true, false}) {
     if (!fits(step, db)) continue;
-    int64_t rows = step;
-    while (rows + step <= T && fits(rows + step, db)) rows += step;
+    int64_t most = step;
+    while (most + step <= T && fits(most + step, db)) most += step;
+    // The tile loop is dealt to the cores: the busiest core's rows set the time (the op is
+    // vector-bound). Take the largest tile that gives it the fewest: 512 rows on 3 cores
+    // go as 27 tiles of 19 (171 rows on the busiest), not 23 tiles of 23 (8 + 8 + 7 tiles,
+    // 184 rows; npukit tune found it). The busiest core has k = ceil(tiles / cores) tiles;
+    // when it is the only one with k, it can be the one that has the short last tile.
     const int64_t cores = std::max<int64_t>(1, arch.cores);
-    while (rows > step && (T + rows - 1) / rows < cores) rows = std::max(step, (rows / 2 + step - 1) / step * step);
+    auto busiest = [&](int64_t r) {
+      const int64_t n = (T + r - 1) / r, k = (n + cores - 1) / cores;
+      const int64_t with_k = n - (k - 1) * cores;
+      return with_k >= 2 ? k * r : (k - 1) * r + (T - (n - 1) * r);
+    };
+    int64_t rows = most;
+    for (int64_t r = most; r >= step; r -= step)
+      if (busiest(r) < busiest(rows)) rows = r;
     return QuantTiles{rows, db};
   }
   return QuantTiles{step, false};  // does not fit; the capacity rule says by how much
@@ -69,23 +85,38 @@ NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Type type, b
   q.mag_part.compute_at(at).vectorize(q.l);
   q.mag_part.update().vectorize(q.l);
   p.plan.stage(q.scale, vb, at);
+  // A tile's scales go out as one run of 4 B per row, and its rows are capped by the a rows
+  // the buffer holds (about 8 KiB each at K = 4096) far below a burst's worth of scales
+  // (64 rows on edge-6tops): no tiling of this op fills the burst. Keeping the scales on
+  // chip across tiles would need them stored per group of tiles, which Halide's compute_with
+  // cannot express (s_out must sit inside the loop that computes them).
+  p.plan.short_runs(s_out, "4 B of scale per row; a tile's rows are capped by its rows of a");
 
   p.finish({q_out, s_out}, {"q", "scale"});
   return p;
 }
 
-void per_token_quant_npu_sim(const Call& call) {
-  const sim::ArchSpec arch = call_arch(call);
-  const TensorView& a = call.tensor("a");
-  const bool f16 = a.dtype == DType::float16;
-  const QuantTiles t = choose_quant_tiles(arch, call.dim("T"), call.dim("K"), f16 ? 2 : 4);
-  const std::string key = std::string("per_token_quant|") + (f16 ? "f16|" : "f32|") + arch.roles.vector + "|" +
-                          std::to_string(arch.vector.bytes_per_cycle) + (t.double_buffer ? "|db" : "|sb");
-  auto p = cached_pipeline(key, [&] { return per_token_quant_npu_pipeline(arch, f16 ? Float(16) : Float(32), t.double_buffer); });
-  JitArgs args;
-  args.inputs = {{"a", a}};
-  args.ints = {{"tile_rows", t.rows}};
-  jit_realize(*p, args, call);
+const NpuSchedule& npu_schedule_per_token_quant() {
+  static const NpuSchedule s = [] {
+    NpuSchedule s;
+    s.op = "per_token_quant";
+    s.shape = {"T", "K"};
+    s.dtypes = {"float16", "float32"};
+    s.decode = {{"T", 1}, {"K", 4096}};
+    s.prefill = {{"T", 512}, {"K", 4096}};
+    s.knobs = {{"tile_rows", 1, 2147483647, "T"}};
+    s.variant = [](const std::string& dtype, const Params&, const Shape&) { return dtype; };
+    s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
+      const bool db = fixed.at("double_buffer") != 0;
+      return per_token_quant_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);
+    };
+    s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
+      const QuantTiles t = choose_quant_tiles(arch, shape.at("T"), shape.at("K"), variant == "float32" ? 4 : 2);
+      return Knobs{{"tile_rows", t.rows}, {"double_buffer", t.double_buffer}};
+    };
+    return s;
+  }();
+  return s;
 }
 
 }  // namespace npukit::schedules::npu

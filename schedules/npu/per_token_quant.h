@@ -8,7 +8,6 @@
 
 #include <cstdint>
 
-#include "runtime/op_spec.h"
 #include "schedules/npu/npu_pipeline.h"
 #include "simulator/arch/arch_spec.h"
 
@@ -19,19 +18,15 @@ struct QuantTiles {
   bool double_buffer = false;
 };
 
-// The most rows per tile (a multiple of the rows whose fp32 scales fill one store-DMA
-// alignment unit, unless T is smaller) whose a tile, twice when double-buffered, and
-// scales fit the vector buffer; then fewer, so that every core gets a tile.
+// Up to the most rows per tile whose a tile, twice when double-buffered, and scales fit
+// the vector buffer: the largest that leaves the busiest core the fewest rows. Where the store engine has no
+// partial writes, rows come in multiples of those whose fp32 scales fill one alignment
+// unit (unless T is smaller), so that every tile's scale store is aligned.
 QuantTiles choose_quant_tiles(const sim::ArchSpec& arch, int64_t T, int64_t K, int64_t element_bytes);
 
 // a [T, K] (Halide (k, t)) of `type` (fp32 or fp16). Int param tile_rows. Outputs
 // "per_token_quant_q" (k, t) int8 and "per_token_quant_scale" (t) fp32: tensors q and
-// scale.
+// scale. Registered as npu_schedule_per_token_quant(), variant "<dtype>".
 NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool double_buffer);
-
-// The op's kernel for --target npu-sim:ARCH (not through the NpuSchedule registration: a
-// decode step's 4-byte scale store is a rule error, which the registry's default-shape
-// check does not accept; see docs/simulator/ir-analysis.md).
-void per_token_quant_npu_sim(const Call& call);
 
 }  // namespace npukit::schedules::npu

@@ -93,7 +93,7 @@ const NpuSchedule& npu_schedule_rms_norm() {
     s.decode = {{"rows", 1}, {"hidden", 4096}};
     s.prefill = {{"rows", 128}, {"hidden", 4096}};
     s.knobs = {{"tile_rows", 1, 2147483647, "rows"}};
-    s.variant = [](const std::string& dtype, const Params&) { return dtype; };
+    s.variant = [](const std::string& dtype, const Params&, const Shape&) { return dtype; };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
       const bool db = fixed.at("double_buffer") != 0;
       return rms_norm_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);

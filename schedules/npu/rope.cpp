@@ -200,7 +200,7 @@ const NpuSchedule& npu_schedule_rope() {
     s.decode = {{"tokens", 1}, {"heads", 32}, {"head_dim", 128}};
     s.prefill = {{"tokens", 512}, {"heads", 32}, {"head_dim", 128}};
     s.knobs = {{"tile_tokens", 1, 2147483647, "tokens"}, {"tile_heads", 1, 2147483647, "heads"}};
-    s.variant = [](const std::string& dtype, const Params& params) {
+    s.variant = [](const std::string& dtype, const Params& params, const Shape&) {
       const int64_t rd = params.integer("rotary_dim");
       if (rd % 2 != 0) throw std::invalid_argument("rope: rotary_dim = " + std::to_string(rd) + ": must be even");
       return dtype + "," + params.choice("style") + "," + std::to_string(rd);

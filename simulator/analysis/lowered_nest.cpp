@@ -12,6 +12,7 @@ using namespace Halide;
 using namespace Halide::Internal;
 using schedules::npu::NpuPlan;
 using schedules::npu::Placement;
+using schedules::npu::ShortRuns;
 
 namespace {
 
@@ -405,10 +406,14 @@ class NestWalker {
     const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
     note_loop(op, min, extent);
     const LoopFacts& facts = loop_facts(op);
-    // The matrix tile: the outermost loop of the matrix stage with no staging inside.
+    // The matrix tile: the outermost loop of the matrix stage over one of its m, n, k dims
+    // with no staging inside. Loops of the stage's other dims outside it (a prefill's
+    // tokens sharing a K block) repeat the tile.
     for (size_t i = 0; i < plan_.matrix_roles().size() && !facts.any_produce; ++i) {
       const auto& m = plan_.matrix_roles()[i];
-      if (starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".")) {
+      const std::string v = loop_var(op->name);
+      if (starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".") &&
+          (v == m.m_var || v == m.n_var || v == m.k_var)) {
         matrix_tile(op, i);
         return;
       }
@@ -631,6 +636,10 @@ class NestWalker {
     t.double_buffered = p && p->double_buffered;
     t.element_bytes = esize;
     if (p) t.source = p->source;
+    if (const ShortRuns* s = plan_.short_runs_of(func)) {
+      t.short_runs = s->why;
+      if (!t.source.known()) t.source = s->source;
+    }
     if (p && p->fractal_row_bytes > 0) {  // NZ on chip: the innermost copy loop walks K
       t.fractal_row_bytes = p->fractal_row_bytes;
       t.k_run_bytes = (c.loops.empty() ? 1 : c.loops.back().second) * c.lanes * esize;

@@ -38,6 +38,8 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
     }
   }
   for (const auto& [name, value] : call.params.values()) r.params[name] = param_text(value);
+  if (s.call_params)
+    for (const auto& [name, value] : s.call_params(call)) r.params[name] = value;
   {
     std::lock_guard<std::mutex> lock(overrides_mutex);
     if (auto it = overrides.find(s.op); it != overrides.end()) r.schedule = it->second;
@@ -158,9 +160,17 @@ void run_npu_sim_stages(const NpuSchedule& s, const Call& call) {
       run_call(sc);
       continue;
     }
+    // A registered op's parameters a call shows by its tensors (attention's `masked`).
+    schedules::npu::NpuStage run = stage;
+    if (!stage.schedule && own->call_params) {
+      Call probe;
+      probe.op = &find_op(stage.op);
+      probe.tensors = views;
+      for (const auto& [name, value] : own->call_params(probe)) run.params[name] = value;
+    }
     ResolvedRequest sr;
     try {
-      sr = resolve_stage(stage, arch);
+      sr = resolve_stage(run, arch);
     } catch (const std::invalid_argument& e) {
       fail(Errc::unsupported, std::string("npu-sim:") + call.arch + ": " + s.op + " stage '" + stage.label + "': " + e.what());
     }

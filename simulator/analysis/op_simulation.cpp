@@ -185,7 +185,7 @@ ResolvedRequest resolve_with(const NpuSchedule& s, const std::vector<ParamSpec>&
     throw std::invalid_argument(e.what());
   }
   if (s.stages) return out;  // its stages resolve their own
-  out.variant = s.variant(out.dtype, out.params);
+  out.variant = s.variant(out.dtype, out.params, out.shape);
   out.knobs = s.choose(arch, out.variant, out.shape);
   for (const auto& [key, value] : r.schedule) out.knobs[key] = value;
   for (const Knob& k : s.knobs) {
@@ -195,11 +195,18 @@ ResolvedRequest resolve_with(const NpuSchedule& s, const std::vector<ParamSpec>&
   return out;
 }
 
+// An op's parameters and its schedule's analysis parameters (NpuSchedule::sim_params).
+std::vector<ParamSpec> op_specs(const NpuSchedule& s) {
+  std::vector<ParamSpec> specs = find_op(s.op).params;
+  specs.insert(specs.end(), s.sim_params.begin(), s.sim_params.end());
+  return specs;
+}
+
 }  // namespace
 
 ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
   const NpuSchedule& s = find_schedule(r.op);
-  ResolvedRequest out = resolve_with(s, find_op(s.op).params, r, arch);
+  ResolvedRequest out = resolve_with(s, op_specs(s), r, arch);
   if (s.stages)
     throw std::invalid_argument(r.op + ": a composite NPU schedule (a sequence of stages): simulate it as its stages "
                                 "(npukit sim --op " + r.op + " does); tune and --nest take one stage's op");
@@ -209,7 +216,7 @@ ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
 ResolvedRequest resolve_composite(const SimRequest& r, const ArchSpec& arch) {
   const NpuSchedule& s = find_schedule(r.op);
   if (!s.stages) throw std::invalid_argument(r.op + ": not a composite NPU schedule");
-  return resolve_with(s, find_op(s.op).params, r, arch);
+  return resolve_with(s, op_specs(s), r, arch);
 }
 
 ResolvedRequest resolve_stage(const schedules::npu::NpuStage& stage, const ArchSpec& arch) {
@@ -264,7 +271,10 @@ OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch) {
 
 std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
   const ResolvedRequest r = resolve_request(request, arch);
-  analyse_resolved(r, r.knobs, arch);  // the same checks as the analysis
+  // The analysis's checks of the request, not the analysis: the nest is what an author
+  // reads when the analysis cannot read it.
+  for (const auto& [key, value] : r.knobs) check_knob(*r.schedule, key, value);
+  check_tile_count(*r.schedule, r.shape, r.knobs);
   std::ostringstream s;
   s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(*r.schedule, r.knobs))->nest;
   return s.str();

@@ -52,8 +52,9 @@ OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch);
 // once the variant is cached. Knob values are checked against their declared ranges.
 OpAnalysis analyse_resolved(const ResolvedRequest& r, const schedules::npu::Knobs& knobs, const ArchSpec& arch);
 
-// The lowered nest the analysis read for `request` (Halide's statement syntax), for
-// `npukit sim --nest`: what an operator author checks the schedule against.
+// The lowered nest the analysis reads for `request` (Halide's statement syntax), for
+// `npukit sim --nest`: what an operator author checks the schedule against, also when the
+// analysis cannot read it.
 std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch);
 
 // A lowered, ready-to-run NPU pipeline for one op variant on one architecture (cached).

@@ -211,6 +211,12 @@ class Reader {
     return out;
   }
 
+  // A YAML boolean, spelled true or false (not yes/no/on/off: one spelling to grep for).
+  bool boolean(const YAML::Node& v, const std::string& path) const {
+    if (v.IsScalar() && v.Tag() != "!" && (v.Scalar() == "true" || v.Scalar() == "false")) return v.Scalar() == "true";
+    fail(path, v, "must be true or false", /*quote_text=*/false);
+  }
+
   template <typename E>
   E choice(const YAML::Node& v, const std::string& path,
            const std::vector<std::pair<E, const char*>>& table) const {
@@ -414,7 +420,7 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
     const std::string p = Reader::item("dma", i);
     const YAML::Node d = list[i];
     r.require_map(d, p);
-    r.check_keys(d, p, {"name", "bytes_per_cycle", "setup_cycles", "burst_bytes", "alignment", "direction"});
+    r.check_keys(d, p, {"name", "bytes_per_cycle", "setup_cycles", "burst_bytes", "alignment", "direction", "partial_writes"});
     DmaEngine e;
     e.name = r.text(r.require(d, p, "name"), p + ".name");
     for (size_t j = 0; j < out.size(); ++j)
@@ -430,6 +436,11 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
     if (d["direction"]) {
       e.direction = r.choice(d["direction"], p + ".direction", kDmaDirections);
       e.direction_given = true;
+    }
+    if (d["partial_writes"]) {
+      e.partial_writes = r.boolean(d["partial_writes"], p + ".partial_writes");
+      if (e.partial_writes && e.direction_given && e.direction == DmaDirection::in)
+        r.fail(p + ".partial_writes", d["partial_writes"], "an engine with direction: in writes nothing to DRAM", false);
     }
     out.push_back(std::move(e));
   }
@@ -613,7 +624,8 @@ std::string arch_summary(const ArchSpec& s) {
   out << "\n  dma:";
   for (const auto& d : s.dma)
     out << " " << d.name << " " << format_double(d.bytes_per_cycle) << " B/cycle (setup "
-        << d.setup_cycles << ", burst " << d.burst_bytes << ", align " << d.alignment << ")"
+        << d.setup_cycles << ", burst " << d.burst_bytes << ", align " << d.alignment
+        << (d.partial_writes ? ", partial writes" : "") << ")"
         << (&d == &s.dma.back() ? "" : ",");
   out << "\n  dram: " << format_double(s.dram.bandwidth_gbps) << " GB/s, "
       << format_double(s.dram.latency_ns) << " ns ("

@@ -72,6 +72,11 @@ struct DmaEngine {
   int64_t setup_cycles = 0;
   int64_t burst_bytes = 0;
   int64_t alignment = 1;  // bytes, a power of two
+  // Stores with byte enables (AXI WSTRB, TileLink PutPartial, Ascend's DataCopyPad): a
+  // store run that starts or ends off `alignment` is written as the aligned units it
+  // touches, the bytes outside it masked, instead of being an error. Optional in the file
+  // (`partial_writes`, default false); loads never need it.
+  bool partial_writes = false;
 };
 
 // Off-chip memory of the whole chip, shared by all cores.
