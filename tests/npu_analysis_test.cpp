@@ -216,7 +216,8 @@ TEST(NpuAnalysis, BadRequestsNameTheArgument) {
   r.schedule = {{"tile_q", 4}};
   EXPECT_EQ(message(r), "int8_gemm: unknown schedule key tile_q (keys: tile_m, tile_n, tile_k, double_buffer)");
   r.op = "softmax";  // (every registry op may get a schedule: a name that is no op)
-  EXPECT_EQ(message(r).rfind("op softmax: no NPU schedule (ops with one: int8_gemm, ", 0), 0u) << message(r);
+  EXPECT_EQ(message(r).rfind("op softmax: no NPU schedule (ops with one: ", 0), 0u) << message(r);
+  EXPECT_NE(message(r).find("int8_gemm"), std::string::npos) << message(r);
 }
 
 }  // namespace

@@ -74,6 +74,10 @@ NpuPipeline copy_rows_npu_pipeline(const sim::ArchSpec& arch, Type in, Type out,
   p.plan.stage(s_tile, vb, LoopLevel(dst, tile), double_buffer, true);
   const int in_lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / in.bytes()));
   s_tile.bound(d, 0, src.dim(0).extent()).align_storage(d, in_lanes).vectorize(d, in_lanes, guard);
+  // dst rows of different b lie apart in DRAM (a cache's kv heads, S_max rows apart): a
+  // run is at most one b's tile_a rows, and a decode step writes one row per kv head. The
+  // chooser keeps tile_a rows a burst where a allows; the cost model charges every burst.
+  p.plan.short_runs(dst, "a run is one kv head's new rows: a decode step's is one cache row");
   p.finish({dst}, {"dst"});
   return p;
 }

@@ -131,9 +131,11 @@ const NpuSchedule& npu_schedule_qkv_attention() {
     s.op = "qkv_attention";
     s.shape = {"T", "D", "Hq", "Hkv", "Dh", "S_max"};
     s.dtypes = {"float16", "float32", "int8", "int8_float32"};
-    // Llama-3-8B-like: D 4096, 32 query heads, 8 kv heads of 128, an 8192-position cache.
+    // Llama-3-8B-like: D 4096, 32 query heads, 8 kv heads of 128; decode over an 8192-position
+    // cache, prefill a 128-token chunk of a 1024-position cache (the attention stage's own
+    // defaults: the analysis walks every tile).
     s.decode = {{"T", 1}, {"D", 4096}, {"Hq", 32}, {"Hkv", 8}, {"Dh", 128}, {"S_max", 8192}};
-    s.prefill = {{"T", 128}, {"D", 4096}, {"Hq", 32}, {"Hkv", 8}, {"Dh", 128}, {"S_max", 8192}};
+    s.prefill = {{"T", 128}, {"D", 4096}, {"Hq", 32}, {"Hkv", 8}, {"Dh", 128}, {"S_max", 1024}};
     s.stages = qkv_stages;
     s.npu_sim_refuses = [](const std::string& dtype) {
       return dtype != "int8" ? std::string()
