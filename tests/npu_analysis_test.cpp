@@ -215,8 +215,9 @@ TEST(NpuAnalysis, BadRequestsNameTheArgument) {
   r = gemm(1, 64, 64);
   r.schedule = {{"tile_q", 4}};
   EXPECT_EQ(message(r), "int8_gemm: unknown schedule key tile_q (keys: tile_m, tile_n, tile_k, double_buffer)");
-  r.op = "qkv_attention";  // (rope has a schedule now)
-  EXPECT_EQ(message(r), "op qkv_attention: no NPU schedule (ops with one: attention, int8_gemm, per_token_quant, rms_norm, rope)");
+  r.op = "softmax";  // (every registry op may get a schedule: a name that is no op)
+  EXPECT_EQ(message(r).rfind("op softmax: no NPU schedule (ops with one: ", 0), 0u) << message(r);
+  EXPECT_NE(message(r).find("int8_gemm"), std::string::npos) << message(r);
 }
 
 }  // namespace

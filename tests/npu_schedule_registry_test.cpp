@@ -2,13 +2,15 @@
 // chooser never picks knobs the capacity rule rejects where any fit (they count through
 // one footprint function), its default decode and prefill shapes are strict-clean on every preset or
 // refused by a rule that says the hardware lacks what it needs, and the tuner never does
-// worse than the default.
+// worse than the default. A composite schedule (NpuSchedule::stages) is checked through
+// its stages: every stage's chooser, every stage's rules; it has no knobs to tune.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "schedules/npu/npu_schedule.h"
 #include "simulator/analysis/op_simulation.h"
+#include "simulator/analysis/stage_simulation.h"
 #include "simulator/analysis/tuner.h"
 #include "simulator/simulate.h"
 
@@ -65,22 +67,29 @@ TEST(NpuSchedules, ChosenKnobsPassTheCapacityRule) {
   std::mt19937_64 rng(11);
   ASSERT_GE(npu_schedules().size(), 2u);
   for (const NpuSchedule& s : npu_schedules()) {
+    // A composite's stages are registered ops, checked here on their own random shapes, and
+    // stage-only pipelines, checked at the composite's defaults below and in
+    // qkv_attention_npu_test; random composite shapes take minutes (each is every stage).
+    if (s.stages) continue;
     int analysed = 0;
     for (const std::string& name : preset_names()) {
       const ArchSpec& arch = preset(name);
       for (int i = 0; i < 10; ++i) {
         const SimRequest r = random_request(s, rng);
-        OpAnalysis a;
+        std::vector<Violation> found;
+        std::string knobs;
         try {
-          a = analyse_op(r, arch);
+          const OpAnalysis a = analyse_op(r, arch);
+          if (breaks_capacity(a, arch) && !fits_at_all(s, r, arch)) continue;
+          found = check_rules(a, arch, false);
+          knobs = shape_text(a.schedule);
         } catch (const std::invalid_argument&) {
           continue;  // a shape the op refuses, or too many tiles to walk
         }
-        if (breaks_capacity(a, arch) && !fits_at_all(s, r, arch)) continue;
         ++analysed;
-        for (const Violation& v : check_rules(a, arch, false))
+        for (const Violation& v : found)
           EXPECT_NE(v.rule, "buffer_capacity") << s.op << " on " << name << " (" << r.dtype << shape_text(r.shape)
-                                               << ", schedule" << shape_text(a.schedule) << "): " << v.message;
+                                               << ", schedule" << knobs << "): " << v.func << ": " << v.message;
       }
     }
     EXPECT_GE(analysed, 20) << s.op << ": too few random shapes were analysable";
@@ -97,9 +106,11 @@ TEST(NpuSchedules, DefaultShapesAreStrictCleanOrSayWhatTheHardwareLacks) {
           r.op = s.op;
           r.dtype = dtype;
           r.shape = shape;
-          const SimResult res = simulate(analyse_op(r, arch), arch, true);
-          for (const Violation& v : res.violations)
-            EXPECT_EQ(v.rule, "matrix_dtype") << s.op << " " << dtype << " on " << name << ": " << v.message;
+          const std::vector<Violation> found = s.stages ? simulate_stages(r, arch, true).total.violations
+                                                        : simulate(analyse_op(r, arch), arch, true).violations;
+          for (const Violation& v : found)
+            EXPECT_EQ(v.rule, "matrix_dtype") << s.op << " " << dtype << " on " << name << ": " << v.func << ": "
+                                              << v.message;
         }
       }
     }
@@ -109,6 +120,7 @@ TEST(NpuSchedules, DefaultShapesAreStrictCleanOrSayWhatTheHardwareLacks) {
 TEST(NpuSchedules, TunerIsNeverWorseThanTheDefault) {
   const ArchSpec& arch = preset("edge-6tops");
   for (const NpuSchedule& s : npu_schedules()) {
+    if (s.stages) continue;  // no knobs of its own: its stages' ops are tuned as themselves
     SimRequest r;
     r.op = s.op;
     r.shape = s.decode;

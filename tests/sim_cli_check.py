@@ -83,10 +83,36 @@ def main():
         want = np.load(os.path.join(d, "a.npy")).astype(np.int64) @ np.load(os.path.join(d, "w.npy")).astype(np.int64).T
         checks.append(("npu-sim runs agree with numpy and cpu",
                        all(o is not None and np.array_equal(o, want) for o in outs.values())))
-        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal")
-        checks.append(("op without NPU schedule: UNSUPPORTED, saying why",
-                       "UNSUPPORTED" in out and "no kernel for target 'npu-sim'" in out and "PASS" not in out))
+        # A dtype the npu-sim run cannot keep within the op's tolerance is refused, saying why;
+        # the rest of the class runs.
+        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
+                           "--dtype", "float16")
+        checks.append(("qkv_attention int8 weights + fp16 on npu-sim: UNSUPPORTED saying why, float weights PASS",
+                       "UNSUPPORTED" in out and "PASS" in out and "FAIL" not in out))
+
+        # A composite schedule: one row per stage and the total; JSON stages that sum to it,
+        # the intermediates' traffic and the fusion saving.
+        rc, out, err = run(npukit, "sim", "--op", "qkv_attention", "--dtype", "float32", "--format", "json")
+        rep = json.loads(out) if rc in (0, 1) and out.startswith("{") else {}
+        stages = rep.get("stages", [])
+        checks.append(("qkv_attention json: stages, intermediates, fusion",
+                       len(stages) >= 7 and rep.get("intermediates") and "saved_bytes" in rep.get("fusion", {})))
+        checks.append(("qkv_attention stages' cycles and DRAM bytes sum to the total",
+                       stages and sum(x["total_cycles"] for x in stages) == rep.get("total_cycles")
+                       and sum(x["dram_bytes"] for x in stages) == rep.get("dram_bytes")))
+        checks.append(("qkv_attention fusion saves no more than the intermediates move",
+                       0 <= rep.get("fusion", {}).get("saved_bytes", -1) <= rep.get("fusion", {}).get("intermediate_bytes", -1)))
+        rc, out, err = run(npukit, "sim", "--op", "qkv_attention", "--dtype", "float16")
+        checks.append(("qkv_attention table: a row per stage and the total",
+                       all(label in out for label in ["qkv projection", "rope q", "k -> k_cache", "attention",
+                                                      "output projection", "total", "fusion"])))
+        rc, out, err = run(npukit, "sim", "--op", "qkv_attention", "--trace", os.path.join(d, "q.json"))
+        checks.append(("qkv_attention --trace: exit 2, give a stage's op", rc == 2 and "composite" in err))
+        rc, out, err = run(npukit, "sim", "--all")
+        checks.append(("sim --all has the qkv_attention total rows", rc in (0, 1) and out.count("qkv_attention") >= 8))
         # Asked for by name and nothing ran: the gate checked nothing, so it must not pass.
+        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
+                           "--dtype", "float16", "--case", "5")
         checks.append(("a named op with no runnable case: exit 2, one line naming op and target",
                        rc == 2 and err.count("\n") == 1 and
                        "--op qkv_attention --target npu-sim:edge-6tops: no case ran" in err))

@@ -36,3 +36,9 @@ gtest_discover_tests(npu_schedule_registry_test DISCOVERY_TIMEOUT 60 PROPERTIES 
 add_executable(npu_schedules_test ${CMAKE_CURRENT_LIST_DIR}/npu_schedules_test.cpp)
 target_link_libraries(npu_schedules_test PRIVATE npukit_npu_sim GTest::gtest_main)
 gtest_discover_tests(npu_schedules_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+
+# qkv_attention's composite NPU schedule: its stages, the stage-only pipelines through the
+# rules, the sums and the intermediates' traffic.
+add_executable(qkv_attention_npu_test ${CMAKE_CURRENT_LIST_DIR}/qkv_attention_npu_test.cpp)
+target_link_libraries(qkv_attention_npu_test PRIVATE npukit_npu_sim GTest::gtest_main)
+gtest_discover_tests(qkv_attention_npu_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

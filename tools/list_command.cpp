@@ -52,8 +52,11 @@ int list(const std::string& only) {
         for (const auto& [d, v] : s) t += (t.empty() ? "" : ",") + d + "=" + std::to_string(v);
         return t;
       };
-      std::cout << "  npu schedule: shape (" << join(npu->shape) << "), dtypes " << join(npu->dtypes) << ", knobs "
-                << join(knobs) << "; decode " << shape_text(npu->decode) << ", prefill " << shape_text(npu->prefill)
+      // A composite has no knobs of its own: its stages take their choosers' (npukit sim shows them).
+      const std::string knob_text = npu->stages ? "composite (a sequence of stages, each its own schedule)"
+                                                : "knobs " + join(knobs);
+      std::cout << "  npu schedule: shape (" << join(npu->shape) << "), dtypes " << join(npu->dtypes) << ", "
+                << knob_text << "; decode " << shape_text(npu->decode) << ", prefill " << shape_text(npu->prefill)
                 << '\n';
     }
 #endif

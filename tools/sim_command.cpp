@@ -44,6 +44,18 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
         r.op = s.op;
         r.shape = shape;
         r.dtype = dtype;
+        if (s.stages) {  // a composite: its total row
+          const sim::StagedResult res = simulate_staged_request(r, arch, a.strict);
+          code = std::max(code, has_rule_errors(res.total));
+          if (a.format == "table") {
+            std::cout << sim::format_summary_row(res);
+          } else {
+            nlohmann::json j = sim::to_json(res);
+            j["phase"] = phase;
+            ops.push_back(std::move(j));
+          }
+          continue;
+        }
         const sim::SimResult res = simulate_request(r, arch, a.strict);
         code = std::max(code, has_rule_errors(res));
         if (a.format == "table") {
@@ -76,6 +88,22 @@ int run_sim(const SimArgs& a) {
   r.dtype = a.dtype;
   r.params = assignment_map(a.params, "--param");
   r.schedule = integer_assignments(schedule_argument(a.schedule), "--schedule");
+  if (sim::is_composite(r.op)) {
+    // One row per stage and the total; the per-unit reports belong to a stage's own op.
+    for (const auto& [flag, value] : {std::pair{"--trace", a.trace}, std::pair{"--roofline", a.roofline},
+                                      std::pair{"--nest", a.nest}}) {
+      if (!value.empty())
+        fail(Errc::invalid_argument, std::string(flag) + " " + value + ": " + r.op +
+                                         " is a composite schedule (a sequence of stages); give a stage's op instead");
+    }
+    const sim::StagedResult res = simulate_staged_request(r, arch, a.strict);
+    if (a.format == "table") {
+      std::cout << sim::format_stages(res);
+    } else {
+      std::cout << sim::to_json(res).dump(2) << '\n';
+    }
+    return has_rule_errors(res.total);
+  }
   // Files first: a path that cannot be written is a usage error, before any report.
   auto write = [](const char* flag, const std::string& path, const std::function<void()>& fn) {
     if (path.empty()) return;

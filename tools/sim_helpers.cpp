@@ -20,6 +20,14 @@ sim::SimResult simulate_request(const sim::SimRequest& r, const sim::ArchSpec& a
   }
 }
 
+sim::StagedResult simulate_staged_request(const sim::SimRequest& r, const sim::ArchSpec& arch, bool strict) {
+  try {
+    return sim::simulate_stages(r, arch, strict);
+  } catch (const std::invalid_argument& e) {
+    fail(Errc::invalid_argument, e.what());
+  }
+}
+
 int has_rule_errors(const sim::SimResult& r) {
   for (const sim::Violation& v : r.violations)
     if (v.severity == sim::Violation::error) return 1;

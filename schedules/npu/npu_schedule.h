@@ -47,6 +47,47 @@ struct ExtraInputs {
   void* add_tensor(const std::string& name, DType dtype, std::vector<int64_t> shape);
 };
 
+struct NpuSchedule;
+
+// A view of one of a composite schedule's tensors (an op tensor or an intermediate) that a
+// stage reads or writes: `shape` (outermost first) and `strides` in elements from element
+// `offset` (empty strides: dense). The KV cache rows pos ... pos+T−1, one projection's
+// rows inside the QKV rows.
+struct NpuView {
+  std::string of;  // the op tensor or intermediate
+  int64_t offset = 0;
+  std::vector<int64_t> shape, strides;
+};
+
+// A DRAM tensor between two stages of a composite schedule: what a fused pipeline could
+// keep on chip instead.
+struct NpuIntermediate {
+  std::string name;
+  DType dtype = DType::float32;
+  std::vector<int64_t> shape;  // outermost first
+  // Set for values no stage makes (the positions pos + t, which the core's scalar unit
+  // computes): the npu-sim run fills them from the call; they have no DRAM traffic.
+  std::function<void(const Call& call, void* data)> fill;
+};
+
+// One stage of a composite schedule: an op with its own NPU schedule (`op`), or a
+// pipeline that is no registry op (`schedule`: a float linear, a cache write), run for its
+// own shape, dtype and parameters and analysed, checked and costed as it would be alone.
+struct NpuStage {
+  std::string label;                          // "qkv projection", "rope q"
+  std::string op;                             // a registered op, or "" with `schedule`
+  const NpuSchedule* schedule = nullptr;      // a stage-only schedule (NpuSchedule::stage_only)
+  std::string dtype;                          // the stage's operand dtype
+  Shape shape;                                // its named dims
+  std::map<std::string, std::string> params;  // its op parameters, as text
+  std::map<std::string, NpuView> tensors;     // its tensors (by its own names) → the composite's
+};
+
+struct NpuStages {
+  std::vector<NpuStage> stages;               // in execution order
+  std::vector<NpuIntermediate> intermediates;  // the tensors between them
+};
+
 struct NpuSchedule {
   std::string op;                   // the OpSpec's name
   std::vector<std::string> shape;   // the dims `npukit sim --shape` takes
@@ -87,6 +128,21 @@ struct NpuSchedule {
   // shape dim or op parameter (attention's position: the cache's last); a call's come from
   // `prepare` (ExtraInputs::ints).
   std::function<std::map<std::string, int64_t>(const Shape& shape)> analysis_ints;
+
+  // Composite schedules (an op that is a sequence of stages) set `stages` and none of
+  // knobs, variant, build and choose: the op runs, and is analysed, as its stages in order,
+  // with the intermediates in DRAM (simulator/analysis/stage_simulation.h). A call's shape,
+  // dtype and parameters give the stages; `call_shape`/`call_dtype` as above.
+  std::function<NpuStages(const std::string& dtype, const Shape& shape, const Params& params)> stages;
+  // Optional, composites: why the npu-sim run of a dtype would miss the op's tolerance
+  // (empty: it runs). Such a dtype is analysed, and its run is refused (Errc::unsupported)
+  // rather than returning results outside the op's contract.
+  std::function<std::string(const std::string& dtype)> npu_sim_refuses;
+  // A pipeline that only serves as a stage (no OpSpec of its name): it takes no op
+  // parameters (its variant is its dtype), `extra_extents` gives every buffer's extents,
+  // and it is not in npu_schedules().
+  bool stage_only = false;
+  std::vector<ParamSpec> params;  // stage_only: its parameters (an op's come from its OpSpec)
 };
 
 // The knobs among `knobs` that `build` takes: double_buffer and the compile_time ones.

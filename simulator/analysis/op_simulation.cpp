@@ -111,6 +111,9 @@ Dtype analysis_dtype(const std::string& dtype) {
 std::vector<int64_t> buffer_extents(const NpuSchedule& s, const std::map<std::string, std::vector<int64_t>>& extra,
                                     const Shape& shape, const std::string& name) {
   if (auto it = extra.find(name); it != extra.end()) return it->second;
+  if (s.stage_only)
+    throw std::logic_error(s.op + " NPU stage: pipeline buffer " + name + " has no extra_extents (a stage-only "
+                           "schedule has no op tensors)");
   const OpSpec& op = find_op(s.op);
   for (const TensorSpec& t : op.tensors) {
     if (t.name != name) continue;
@@ -147,35 +150,41 @@ std::shared_ptr<CompiledNpuOp> compiled_npu_op(const NpuSchedule& s, const std::
   return c;
 }
 
-ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
+namespace {
+
+// The request for `s`, whose op parameters are `specs` (the OpSpec's, or a stage-only
+// schedule's own): the shape (the decode shape when empty), the knob overrides, the dtype
+// and the parameters checked; the variant and the chosen knobs when `s` is no composite.
+ResolvedRequest resolve_with(const NpuSchedule& s, const std::vector<ParamSpec>& specs, const SimRequest& r,
+                             const ArchSpec& arch) {
   ResolvedRequest out;
-  const NpuSchedule& s = find_schedule(r.op);
   out.schedule = &s;
   out.shape = r.shape.empty() ? s.decode : r.shape;
   for (const auto& [name, value] : out.shape) {
     if (std::find(s.shape.begin(), s.shape.end(), name) == s.shape.end())
-      throw std::invalid_argument(r.op + ": unknown shape dim " + name + " (dims: " +
+      throw std::invalid_argument(s.op + ": unknown shape dim " + name + " (dims: " +
                                   names_of(s.shape, [](const std::string& d) { return d; }) + ")");
     if (value <= 0 || value > INT32_MAX)
-      throw std::invalid_argument(r.op + ": shape " + name + " = " + std::to_string(value) +
+      throw std::invalid_argument(s.op + ": shape " + name + " = " + std::to_string(value) +
                                   ": must be in [1, 2147483647] (Halide extents are int32)");
   }
   for (const std::string& d : s.shape) {
-    if (!out.shape.count(d)) throw std::invalid_argument(r.op + ": shape needs " + d);
+    if (!out.shape.count(d)) throw std::invalid_argument(s.op + ": shape needs " + d);
   }
+  if (s.stages && !r.schedule.empty())
+    throw std::invalid_argument(s.op + ": --schedule " + r.schedule.begin()->first +
+                                ": a composite schedule has no knobs of its own; each stage takes its chooser's");
   for (const auto& [key, value] : r.schedule) check_knob(s, key, value);
   out.dtype = r.dtype.empty() ? s.dtypes.front() : r.dtype;
   if (std::find(s.dtypes.begin(), s.dtypes.end(), out.dtype) == s.dtypes.end())
-    throw std::invalid_argument(r.op + ": dtype " + out.dtype + " has no NPU schedule (dtypes: " +
+    throw std::invalid_argument(s.op + ": dtype " + out.dtype + " has no NPU schedule (dtypes: " +
                                 names_of(s.dtypes, [](const std::string& d) { return d; }) + ")");
-  const OpSpec& op = find_op(s.op);
-  std::vector<ParamSpec> specs = op.params;
-  specs.insert(specs.end(), s.sim_params.begin(), s.sim_params.end());
   try {
-    out.params = resolve_params(op.name, specs, r.params);
+    out.params = resolve_params(s.op, specs, r.params);
   } catch (const Error& e) {
     throw std::invalid_argument(e.what());
   }
+  if (s.stages) return out;  // its stages resolve their own
   out.variant = s.variant(out.dtype, out.params, out.shape);
   out.knobs = s.choose(arch, out.variant, out.shape);
   for (const auto& [key, value] : r.schedule) out.knobs[key] = value;
@@ -184,6 +193,40 @@ ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
   }
   if (!out.knobs.count("double_buffer")) throw std::logic_error(s.op + " NPU schedule: its chooser sets no double_buffer");
   return out;
+}
+
+// An op's parameters and its schedule's analysis parameters (NpuSchedule::sim_params).
+std::vector<ParamSpec> op_specs(const NpuSchedule& s) {
+  std::vector<ParamSpec> specs = find_op(s.op).params;
+  specs.insert(specs.end(), s.sim_params.begin(), s.sim_params.end());
+  return specs;
+}
+
+}  // namespace
+
+ResolvedRequest resolve_request(const SimRequest& r, const ArchSpec& arch) {
+  const NpuSchedule& s = find_schedule(r.op);
+  ResolvedRequest out = resolve_with(s, op_specs(s), r, arch);
+  if (s.stages)
+    throw std::invalid_argument(r.op + ": a composite NPU schedule (a sequence of stages): simulate it as its stages "
+                                "(npukit sim --op " + r.op + " does); tune and --nest take one stage's op");
+  return out;
+}
+
+ResolvedRequest resolve_composite(const SimRequest& r, const ArchSpec& arch) {
+  const NpuSchedule& s = find_schedule(r.op);
+  if (!s.stages) throw std::invalid_argument(r.op + ": not a composite NPU schedule");
+  return resolve_with(s, op_specs(s), r, arch);
+}
+
+ResolvedRequest resolve_stage(const schedules::npu::NpuStage& stage, const ArchSpec& arch) {
+  SimRequest r;
+  r.op = stage.op;
+  r.shape = stage.shape;
+  r.dtype = stage.dtype;
+  r.params = stage.params;
+  if (stage.schedule) return resolve_with(*stage.schedule, stage.schedule->params, r, arch);
+  return resolve_request(r, arch);
 }
 
 OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const ArchSpec& arch) {

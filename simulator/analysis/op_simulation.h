@@ -35,8 +35,16 @@ struct ResolvedRequest {
   Params params;
 };
 // Validates the request: errors (unknown op, dim, knob or parameter, a value out of range,
-// too many tiles) are std::invalid_argument naming the argument, the value and the rule.
+// too many tiles; a composite schedule, which is analysed as its stages) are
+// std::invalid_argument naming the argument, the value and the rule.
 ResolvedRequest resolve_request(const SimRequest& request, const ArchSpec& arch);
+
+// A composite schedule's request (NpuSchedule::stages): shape, dtype and parameters
+// checked as above; no variant or knobs (its stages have their own).
+ResolvedRequest resolve_composite(const SimRequest& request, const ArchSpec& arch);
+// One stage of a composite: its registered op's schedule, or its stage-only schedule,
+// resolved for the stage's shape, dtype and parameters.
+ResolvedRequest resolve_stage(const schedules::npu::NpuStage& stage, const ArchSpec& arch);
 
 // The analysis, with the knobs used recorded in `OpAnalysis::schedule`.
 OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch);

@@ -103,4 +103,37 @@ nlohmann::json to_json(const SimResult& s) {
   };
 }
 
+nlohmann::json to_json(const StagedResult& r) {
+  // The total as one simulation (the sum of the stages), without the merged analysis,
+  // which is the stages' own analyses side by side.
+  nlohmann::json j = to_json(r.total);
+  j.erase("analysis");
+  j["dtype"] = r.dtype;
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageSimulation& s : r.stages) {
+    nlohmann::json x = to_json(s.result);
+    x["label"] = s.label;
+    stages.push_back(std::move(x));
+  }
+  j["stages"] = stages;
+  nlohmann::json mids = nlohmann::json::array();
+  for (const IntermediateTraffic& m : r.intermediates)
+    mids.push_back({{"name", m.name},
+                    {"bytes", m.bytes},
+                    {"producer", m.producer},
+                    {"consumers", m.consumers},
+                    {"written", m.written},
+                    {"read", m.read},
+                    {"buffers", m.buffers},
+                    {"fits_on_chip", m.fits},
+                    {"why_not", m.why}});
+  j["intermediates"] = mids;
+  j["fusion"] = {{"intermediate_bytes", r.intermediate_bytes()},
+                 {"saved_bytes", r.fusable_bytes()},
+                 {"saved_cycles_at_most", r.fusable_cycles()},
+                 {"simulated", "the sequence of stages; the saving is the intermediates' transfers a fused pipeline "
+                               "keeping those that fit on chip would remove"}};
+  return j;
+}
+
 }  // namespace npukit::sim

@@ -98,16 +98,63 @@ std::string format_summary_header() {
          pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
 }
 
-std::string format_summary_row(const SimResult& s) {
+namespace {
+
+std::string summary_row(const std::string& name, const std::string& dtype, const std::string& shape, const SimResult& s) {
   const CostReport& c = s.cost;
   const Pipe b = c.busiest();
   const int64_t errors = count_errors(s.violations);
   const int64_t warnings = static_cast<int64_t>(s.violations.size()) - errors;
-  return pad(s.analysis.op, 16) + pad(to_string(s.analysis.dtype), 8) + pad(format_shape(s.analysis), 28) + rpad(grouped(c.total_cycles), 14) +
+  return pad(name, 16) + pad(dtype, 8) + pad(shape, 28) + rpad(grouped(c.total_cycles), 14) +
          rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
          pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + rpad(grouped(s.analysis.dram_bytes()), 14) + "  " +
-         std::to_string(errors) + " E, " +
-         std::to_string(warnings) + " W\n";
+         std::to_string(errors) + " E, " + std::to_string(warnings) + " W\n";
+}
+
+}  // namespace
+
+std::string format_summary_row(const SimResult& s) {
+  return summary_row(s.analysis.op, to_string(s.analysis.dtype), format_shape(s.analysis), s);
+}
+
+std::string format_summary_row(const StagedResult& r) {
+  return summary_row(r.op, r.dtype, format_shape(r.total.analysis), r.total);
+}
+
+std::string format_stages(const StagedResult& r) {
+  std::ostringstream o;
+  const SimResult& t = r.total;
+  o << "op          " << r.op << " " << r.dtype << " " << format_shape(t.analysis) << " on " << t.arch.name << ", "
+    << r.stages.size() << " stages in sequence, each its own NPU schedule\n\n";
+  o << pad("stage", 20) + pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " +
+           pad("bound", 10) + pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
+  // summary_row's first two columns (op 16, dtype 8) give way to the stage's label and op.
+  for (const StageSimulation& s : r.stages)
+    o << pad(s.label, 20) << pad(s.op, 16) << summary_row("", "", format_shape(s.result.analysis), s.result).substr(16 + 8);
+  o << pad("total", 20) << pad("", 16) << summary_row("", "", "", t).substr(16 + 8) << "\n";
+  o << "intermediates (DRAM tensors between stages; written + read back):\n";
+  for (const IntermediateTraffic& m : r.intermediates) {
+    std::string consumers;
+    for (const std::string& c : m.consumers) consumers += (consumers.empty() ? "" : ", ") + c;
+    o << "  " << pad(m.name, 12) << rpad(grouped(m.bytes), 12) << " B  " << pad(m.producer + " -> " + consumers, 52)
+      << " traffic " << rpad(grouped(m.traffic()), 12) << " B  "
+      << (m.fits ? "fits on chip" : "stays in DRAM: " + m.why) << "\n";
+  }
+  const int64_t all = r.intermediate_bytes(), fusable = r.fusable_bytes();
+  o << "fusion      intermediates move " << grouped(all) << " B of the sequence's " << grouped(t.analysis.dram_bytes())
+    << " B (" << pct(t.analysis.dram_bytes() > 0 ? double(all) / double(t.analysis.dram_bytes()) : 0)
+    << "); a fused pipeline keeping those that fit on chip would save " << grouped(fusable) << " B, at most "
+    << grouped(r.fusable_cycles()) << " cycles of DRAM time (not simulated: the sequence is)\n";
+  const int64_t errors = count_errors(t.violations);
+  o << "\nviolations  " << errors << (errors == 1 ? " error, " : " errors, ")
+    << static_cast<int64_t>(t.violations.size()) - errors << " warning"
+    << (t.violations.size() - errors == 1 ? "" : "s") << "\n";
+  for (const Violation& v : t.violations) {
+    o << "  " << (v.source.known() ? v.source.text() + ": " : "") << to_string(v.severity) << " [" << v.rule << "] "
+      << v.func << (v.loop.empty() ? "" : " @ " + v.loop) << ": " << v.message << "\n";
+    o << "    fix: " << v.suggestion << "\n";
+  }
+  return o.str();
 }
 
 }  // namespace npukit::sim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "simulator/simulate.h"
+#include "simulator/staged_result.h"
 
 namespace npukit::sim {
 
@@ -19,5 +20,10 @@ std::string format_table(const SimResult& result);
 // bound, the busiest unit and its utilization, errors / warnings).
 std::string format_summary_header();
 std::string format_summary_row(const SimResult& result);
+// A composite's total row (its dtype as the schedule names it).
+std::string format_summary_row(const StagedResult& result);
+// A composite schedule's report: one row per stage and the total, the intermediates'
+// DRAM traffic and which would fit on chip, what a fusion would save, the violations.
+std::string format_stages(const StagedResult& result);
 
 }  // namespace npukit::sim
