@@ -63,6 +63,8 @@ bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv
                                            {vb, int64_t(split) * 4 * tokens, db}};           // the mask's rows, when masked
   // A token's v, zeroed past its position, beside the shared V block (prefill).
   if (tokens > 1) a.push_back({kb, int64_t(block) * round_up(head_dim, lanes) * 4, false});
+  // The vector path's lanes of q·k for one token's block: a vector per position and head.
+  if (!on_matrix) a.push_back({vb, int64_t(block) * (group / tokens) * lanes * 4, false});
   return sim::fits_buffers(arch, a);
 }
 
