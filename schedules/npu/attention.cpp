@@ -46,7 +46,7 @@ namespace {
 // Bytes per buffer of one task's allocations, as the schedules below make them: a task
 // holds `tokens` query tokens (1 for decode) of the group's heads.
 bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv_heads, int64_t head_dim,
-                bool on_matrix, int block, int split, int64_t tokens, bool db) {
+                bool on_matrix, int block, int split, int64_t tokens, bool prefill, bool db) {
   const sim::BufferRoles& r = arch.roles;
   const std::string& vb = r.vector;
   const std::string qa = on_matrix ? r.matrix_a : vb, kb = on_matrix ? r.matrix_b : vb, acc = on_matrix ? r.matrix_acc : vb;
@@ -62,9 +62,7 @@ bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv
                                            {acc, round_up(head_dim, lanes) * group * 4, false},  // Σ weight · v
                                            {vb, int64_t(split) * 4 * tokens, db}};           // the mask's rows, when masked
   // A token's v, zeroed past its position, beside the shared V block (prefill).
-  if (tokens > 1) a.push_back({kb, int64_t(block) * round_up(head_dim, lanes) * 4, false});
-  // The vector path's lanes of q·k for one token's block: a vector per position and head.
-  if (!on_matrix) a.push_back({vb, int64_t(block) * (group / tokens) * lanes * 4, false});
+  if (prefill) a.push_back({kb, int64_t(block) * round_up(head_dim, lanes) * 4, false});
   return sim::fits_buffers(arch, a);
 }
 
@@ -87,7 +85,7 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, i
         int64_t best_positions = INT64_MAX;
         for (int m : {32, 16, 8, 4, 2, 1}) {
           const int split = block * m;
-          if (!blocks_fit(arch, eb, heads, kv_heads, head_dim, on_matrix, block, split, tokens, db)) continue;
+          if (!blocks_fit(arch, eb, heads, kv_heads, head_dim, on_matrix, block, split, tokens, T > 1, db)) continue;
           const int64_t tasks = (s_max + split - 1) / split * kv_heads * ((T + tokens - 1) / tokens);
           const int64_t per_core = (tasks + cores - 1) / cores * std::min<int64_t>(split, s_max);
           if (per_core < best_positions) best_positions = per_core, best.split = split;
