@@ -13,6 +13,7 @@
 #include "ops/float_convert.h"
 #include "ops/int8_gemm.h"
 #include "runtime/ops/int8_gemm_channels.h"
+#include "schedules/npu/matrix_granule.h"
 #include "schedules/npu/npu_schedule.h"
 #include "simulator/rules/footprint.h"
 
@@ -23,27 +24,6 @@ using namespace Halide;
 namespace {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-
-// The tile granularity of the matrix unit for int8: m, k, n multiples it runs unpadded.
-struct Granule {
-  int64_t m = 1, k = 1, n = 1;
-};
-
-Granule granule(const sim::ArchSpec& arch) {
-  const sim::MatrixUnit& u = arch.matrix;
-  if (u.kind == sim::MatrixKind::cube) {
-    auto it = u.shapes.find(sim::Dtype::int8);
-    if (it == u.shapes.end()) return {};
-    return {it->second.m0, it->second.k0, it->second.n0};
-  }
-  switch (u.dataflow) {  // which GEMM dimensions map onto the array's rows and columns
-    case sim::Dataflow::ws: return {1, u.rows, u.cols};
-    case sim::Dataflow::os: return {u.rows, 1, u.cols};
-    case sim::Dataflow::is: return {u.cols, u.rows, 1};
-  }
-  return {};
-}
-
 
 // N tiles are split across cores: among tiles down to 3/4 of the widest, the one that
 // gives the busiest core the fewest columns (103 tiles of 40 on 3 cores leave one core 35
@@ -108,7 +88,7 @@ std::vector<int64_t> halvings(int64_t full, int64_t step) {
 }  // namespace
 
 GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int64_t K, GemmOut out) {
-  Granule g = granule(arch);
+  Granule g = matrix_granule(arch, sim::Dtype::int8);
   const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
   // Runs of whole DMA bursts waste nothing: step N by the unit's n0 until a row of the
   // output tile is a multiple of the store engine's burst (at least of its alignment, which

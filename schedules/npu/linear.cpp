@@ -9,6 +9,7 @@
 
 #include "layouts/nz.h"
 #include "ops/float_convert.h"
+#include "schedules/npu/matrix_granule.h"
 #include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
@@ -18,26 +19,6 @@ using namespace Halide;
 namespace {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
-
-struct Granule {
-  int64_t m = 1, k = 1, n = 1;
-};
-
-// The fp16 tile granularity of the matrix unit: m, k, n multiples it runs unpadded.
-Granule fp16_granule(const sim::ArchSpec& arch) {
-  const sim::MatrixUnit& u = arch.matrix;
-  if (u.kind == sim::MatrixKind::cube) {
-    auto it = u.shapes.find(sim::Dtype::fp16);
-    if (it == u.shapes.end()) return {};
-    return {it->second.m0, it->second.k0, it->second.n0};
-  }
-  switch (u.dataflow) {
-    case sim::Dataflow::ws: return {1, u.rows, u.cols};
-    case sim::Dataflow::os: return {u.rows, 1, u.cols};
-    case sim::Dataflow::is: return {u.cols, u.rows, 1};
-  }
-  return {};
-}
 
 int64_t lanes_of(const sim::ArchSpec& arch, int64_t element_bytes) {
   return std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / element_bytes);
@@ -116,7 +97,7 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
   const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
   const double setup_bytes = load ? load->setup_cycles * load->bytes_per_cycle : 0.0;
   // The vector path's K chunks are whole vectors of partial sums; its M and N any size.
-  const Granule unit = on_matrix ? fp16_granule(arch) : Granule{1, lanes, 1};
+  const Granule unit = on_matrix ? matrix_granule(arch, sim::Dtype::fp16) : Granule{1, lanes, 1};
   auto allocations = [&](int64_t tm, int64_t tn, int64_t tk, bool db) {
     return on_matrix ? matrix_allocations(arch, eb, tm, tn, tk, db) : vector_allocations(arch, eb, tm, tn, tk, db);
   };
