@@ -123,6 +123,37 @@ TEST(Gate, CrashingKernelIsIsolatedAndReported) {
   EXPECT_EQ(gate::exit_code(r), 3);
 }
 
+// One child runs group after group; a crash takes down its own group only, and a fresh
+// child reports the groups after it.
+TEST(Gate, CrashInOneGroupLeavesTheOtherGroupsReported) {
+  const OpSpec op = doctored([](const Call& c) {
+    if (c.tensor("x").shape.front() == 17) std::raise(SIGSEGV);  // rows = 17: boundary cases only
+    real_kernel(c);
+  });
+  gate::Options o;
+  o.dtypes = {"float32"};
+  o.classes = {"normal", "boundary", "shape"};
+  const auto r = gate::run({&op}, o);
+  ASSERT_FALSE(r.empty());
+  int crashed = 0, passed_after = 0;
+  bool seen_crash = false;
+  for (const auto& c : r) {
+    if (c.status == golden::Status::crashed) {
+      ++crashed;
+      seen_crash = true;
+      EXPECT_EQ(c.input_class, "boundary");
+      EXPECT_NE(c.error.find("signal 11"), std::string::npos) << c.error;
+    } else if (seen_crash) {
+      EXPECT_EQ(c.input_class, "shape");
+      passed_after += c.status == golden::Status::pass;
+    }
+  }
+  EXPECT_EQ(crashed, 1);
+  EXPECT_GT(passed_after, 0);
+  EXPECT_EQ(r.front().input_class, "normal");
+  EXPECT_EQ(r.front().status, golden::Status::pass);
+}
+
 TEST(Gate, IsolatedResultsMatchInProcessOnes) {
   const auto a = gate_run(rms_norm_spec(), true, "boundary");
   const auto b = gate_run(rms_norm_spec(), false, "boundary");

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <csignal>
+#include <cstring>
 
 #include "golden/guard.h"
 #include "golden/half.h"
@@ -179,36 +179,50 @@ CaseResult crash_result(const Group& g, const std::string& why) {
   return r;
 }
 
-// Runs the group in a child process and reads its results back as JSON, so that a kernel
-// that crashes or corrupts the heap takes down one group, not the whole report.
-std::vector<CaseResult> run_group_isolated(const Group& g, int case_index) {
+bool takes_down_the_process(const std::vector<CaseResult>& results) {
+  for (const CaseResult& r : results)
+    if (r.guard_corrupted || r.status == golden::Status::crashed) return true;
+  return false;
+}
+
+// Runs groups[from...] in one child process, which writes one JSON line per finished
+// group, into `lines`. The child stops after a group that wrote outside a tensor (its
+// heap is no longer trusted). `why`: how the child ended, empty when it exited 0. False
+// when no child could be started.
+bool run_in_child(const std::vector<Group>& groups, size_t from, int case_index, std::vector<std::string>& lines,
+                  std::string& why) {
   int fds[2];
-  if (pipe(fds) != 0) return run_group(g, case_index);
+  if (pipe(fds) != 0) return false;
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    return run_group(g, case_index);
+    return false;
   }
   if (pid == 0) {
     close(fds[0]);
-    int code = 0;
-    std::string text;
-    try {
-      nlohmann::json arr = nlohmann::json::array();
-      for (const CaseResult& r : run_group(g, case_index)) arr.push_back(to_json(r));
-      text = arr.dump();
-    } catch (const std::exception& e) {
-      text = nlohmann::json{{"error", e.what()}}.dump();
-      code = 3;
-    }
-    for (size_t off = 0; off < text.size();) {
-      const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-      if (n <= 0) break;
-      off += static_cast<size_t>(n);
+    for (size_t i = from; i < groups.size(); ++i) {
+      std::string text;
+      bool stop = false;
+      try {
+        nlohmann::json arr = nlohmann::json::array();
+        const std::vector<CaseResult> results = run_group(groups[i], case_index);
+        for (const CaseResult& r : results) arr.push_back(to_json(r));
+        text = arr.dump() + "\n";
+        stop = takes_down_the_process(results);
+      } catch (const std::exception& e) {
+        text = nlohmann::json{{"error", e.what()}}.dump() + "\n";
+        stop = true;
+      }
+      for (size_t off = 0; off < text.size();) {
+        const ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+        if (n <= 0) _exit(4);
+        off += static_cast<size_t>(n);
+      }
+      if (stop) break;
     }
     close(fds[1]);
-    _exit(code);
+    _exit(0);
   }
   close(fds[1]);
   std::string text;
@@ -219,18 +233,50 @@ std::vector<CaseResult> run_group_isolated(const Group& g, int case_index) {
   waitpid(pid, &wstatus, 0);
   if (WIFSIGNALED(wstatus)) {
     const int sig = WTERMSIG(wstatus);
-    return {crash_result(g, "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")")};
+    why = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  } else if (WEXITSTATUS(wstatus) != 0) {
+    why = "exit status " + std::to_string(WEXITSTATUS(wstatus));
   }
-  try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    if (j.is_object()) return {crash_result(g, j.value("error", std::string("unknown error")))};
-    std::vector<CaseResult> results;
-    for (const auto& item : j) results.push_back(case_from_json(item));
-    return results;
-  } catch (const std::exception& e) {
-    return {crash_result(g, "exit status " + std::to_string(WEXITSTATUS(wstatus)) +
-                                ", unreadable results: " + e.what())};
+  for (size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(text.substr(at, nl - at));  // a line cut short by a crash has no '\n'
+  return true;
+}
+
+// Runs the groups in child processes and reads their results back as JSON, so that a
+// kernel that crashes or corrupts the heap takes down one group, not the whole report.
+// One child runs group after group (it keeps the JIT compiles the npu-sim kernels cache,
+// which are most of their time); after a group that crashed it, or wrote outside a
+// tensor, a fresh child goes on with the next.
+std::vector<CaseResult> run_groups_isolated(const std::vector<Group>& groups, int case_index) {
+  std::vector<CaseResult> results;
+  for (size_t next = 0; next < groups.size();) {
+    std::string why;
+    std::vector<std::string> lines;
+    if (!run_in_child(groups, next, case_index, lines, why)) {  // no child: in this process
+      for (; next < groups.size(); ++next) {
+        auto part = run_group(groups[next], case_index);
+        results.insert(results.end(), part.begin(), part.end());
+      }
+      break;
+    }
+    for (const std::string& line : lines) {
+      const Group& g = groups[next++];
+      try {
+        const nlohmann::json j = nlohmann::json::parse(line);
+        if (j.is_object()) {
+          results.push_back(crash_result(g, j.value("error", std::string("unknown error"))));
+          continue;
+        }
+        for (const auto& item : j) results.push_back(case_from_json(item));
+      } catch (const std::exception& e) {
+        results.push_back(crash_result(g, std::string("unreadable results: ") + e.what()));
+      }
+    }
+    // The child ended inside the group after the last it reported.
+    if (next < groups.size() && (!why.empty() || lines.empty()))
+      results.push_back(crash_result(groups[next++], why.empty() ? "the child process reported nothing" : why));
   }
+  return results;
 }
 
 bool selected(const std::vector<std::string>& filter, const std::string& v) {
@@ -241,20 +287,23 @@ bool selected(const std::vector<std::string>& filter, const std::string& v) {
 
 std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options& options) {
   const std::vector<std::string> targets = options.targets.empty() ? std::vector<std::string>{"cpu"} : options.targets;
-  std::vector<CaseResult> results;
+  std::vector<Group> groups;
   for (const OpSpec* op : ops) {
     if (!selected(options.ops, op->name)) continue;
     for (const std::string& target : targets) {
       for (DType dtype : op->gate.dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
         for (const std::string& cls : golden::input_classes()) {
-          if (!selected(options.classes, cls)) continue;
-          const Group g{op, target, dtype, cls};
-          auto part = options.isolate ? run_group_isolated(g, options.case_index) : run_group(g, options.case_index);
-          results.insert(results.end(), part.begin(), part.end());
+          if (selected(options.classes, cls)) groups.push_back(Group{op, target, dtype, cls});
         }
       }
     }
+  }
+  if (options.isolate) return run_groups_isolated(groups, options.case_index);
+  std::vector<CaseResult> results;
+  for (const Group& g : groups) {
+    auto part = run_group(g, options.case_index);
+    results.insert(results.end(), part.begin(), part.end());
   }
   return results;
 }
