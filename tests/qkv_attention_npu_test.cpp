@@ -45,9 +45,10 @@ TEST(QkvAttentionNpu, StagesPerDtype) {
   const std::vector<std::string> i8 = {"quantize x=per_token_quant",    "qkv projection=int8_gemm",
                                        "dequantize qkv=dequantize_rows", "rope q=rope",
                                        "rope k=rope",                    "k -> k_cache=copy_rows",
-                                       "v -> v_cache=copy_rows",         "q -> float16=copy_rows",
-                                       "attention=attention",            "quantize o=per_token_quant",
+                                       "v -> v_cache=copy_rows",         "attention=attention",
+                                       "quantize o=per_token_quant",
                                        "output projection=int8_gemm",    "dequantize y=dequantize_rows"};
+  // Int8 weights: q stays fp32 (the attention's qo_float32 variant), o too.
   EXPECT_EQ(labels(request_stages(request("int8"), arch)), i8);
   EXPECT_THROW(request_stages(request("bfloat16"), arch), std::invalid_argument);
 }

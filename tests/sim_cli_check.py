@@ -83,12 +83,11 @@ def main():
         want = np.load(os.path.join(d, "a.npy")).astype(np.int64) @ np.load(os.path.join(d, "w.npy")).astype(np.int64).T
         checks.append(("npu-sim runs agree with numpy and cpu",
                        all(o is not None and np.array_equal(o, want) for o in outs.values())))
-        # A dtype the npu-sim run cannot keep within the op's tolerance is refused, saying why;
-        # the rest of the class runs.
+        # Int8 and float weights over fp16 activations both run on npu-sim and pass.
         rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
                            "--dtype", "float16")
-        checks.append(("qkv_attention int8 weights + fp16 on npu-sim: UNSUPPORTED saying why, float weights PASS",
-                       "UNSUPPORTED" in out and "PASS" in out and "FAIL" not in out))
+        checks.append(("qkv_attention int8 and float weights with fp16 on npu-sim: every case PASS",
+                       rc == 0 and "w=int8" in out and "PASS" in out and "FAIL" not in out and "UNSUPPORTED" not in out))
 
         # A composite schedule: one row per stage and the total; JSON stages that sum to it,
         # the intermediates' traffic and the fusion saving.
@@ -111,11 +110,11 @@ def main():
         rc, out, err = run(npukit, "sim", "--all")
         checks.append(("sim --all has the qkv_attention total rows", rc in (0, 1) and out.count("qkv_attention") >= 8))
         # Asked for by name and nothing ran: the gate checked nothing, so it must not pass.
-        rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
-                           "--dtype", "float16", "--case", "5")
+        rc, out, err = run(npukit, "gate", "--op", "rms_norm", "--target", "npu-sim:edge-6tops", "--class", "normal",
+                           "--dtype", "float32", "--case", "999")
         checks.append(("a named op with no runnable case: exit 2, one line naming op and target",
                        rc == 2 and err.count("\n") == 1 and
-                       "--op qkv_attention --target npu-sim:edge-6tops: no case ran" in err))
+                       "--op rms_norm --target npu-sim:edge-6tops: no case ran (none selected)" in err))
     return report_checks(checks)
 
 

@@ -45,16 +45,16 @@ namespace {
 
 // Bytes per buffer of one task's allocations, as the schedules below make them: a task
 // holds `tokens` query tokens (1 for decode) of the group's heads.
-bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv_heads, int64_t head_dim,
-                bool on_matrix, int block, int split, int64_t tokens, bool prefill, bool db) {
+bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t q_eb, int64_t heads, int64_t kv_heads,
+                int64_t head_dim, bool on_matrix, int block, int split, int64_t tokens, bool prefill, bool db) {
   const sim::BufferRoles& r = arch.roles;
   const std::string& vb = r.vector;
   const std::string qa = on_matrix ? r.matrix_a : vb, kb = on_matrix ? r.matrix_b : vb, acc = on_matrix ? r.matrix_acc : vb;
   const int64_t lanes = attention_softmax_lanes(arch);
   const int64_t group = round_up(heads / std::max<int64_t>(1, kv_heads), kHeadBlock) * tokens;
-  const int64_t row = on_matrix ? head_dim * eb : round_up(head_dim, lanes) * eb;
+  const int64_t row_elements = on_matrix ? head_dim : round_up(head_dim, lanes), row = row_elements * eb;
   const int64_t q_rows = heads / std::max<int64_t>(1, kv_heads) * tokens;
-  std::vector<sim::PlannedAllocation> a = {{qa, q_rows * row, db},
+  std::vector<sim::PlannedAllocation> a = {{qa, q_rows * row_elements * q_eb, db},
                                            {kb, int64_t(block) * row, db},                   // K block
                                            {kb, int64_t(block) * row, db},                   // V block
                                            {acc, int64_t(split) * group * 4, false},         // scores
@@ -69,7 +69,8 @@ bool blocks_fit(const sim::ArchSpec& arch, int64_t eb, int64_t heads, int64_t kv
 }  // namespace
 
 AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, int64_t T, int64_t s_max, int64_t heads,
-                                        int64_t kv_heads, int64_t head_dim, bool on_matrix) {
+                                        int64_t kv_heads, int64_t head_dim, bool on_matrix, int64_t q_eb) {
+  if (q_eb == 0) q_eb = eb;
   const int64_t cores = std::max<int64_t>(1, arch.cores);
   // Prefill: the most query tokens per task (each k and v row is read once per tile of
   // them) that leave room for blocks of 64 positions, or fewer if that does not fit.
@@ -85,7 +86,8 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, i
         int64_t best_positions = INT64_MAX;
         for (int m : {32, 16, 8, 4, 2, 1}) {
           const int split = block * m;
-          if (!blocks_fit(arch, eb, heads, kv_heads, head_dim, on_matrix, block, split, tokens, T > 1, db)) continue;
+          if (!blocks_fit(arch, eb, q_eb, heads, kv_heads, head_dim, on_matrix, block, split, tokens, T > 1, db))
+            continue;
           const int64_t tasks = (s_max + split - 1) / split * kv_heads * ((T + tokens - 1) / tokens);
           const int64_t per_core = (tasks + cores - 1) / cores * std::min<int64_t>(split, s_max);
           if (per_core < best_positions) best_positions = per_core, best.split = split;
@@ -98,10 +100,11 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, i
 }
 
 NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool masked, bool on_matrix,
-                                   bool double_buffer, bool prefill) {
+                                   bool double_buffer, bool prefill, bool qo_float32) {
   NpuPipeline p;
   p.op = "attention";
-  ImageParam q(type, 3, "q"), k(type, 3, "k_cache"), v(type, 3, "v_cache");  // (d, h, t), (d, s, g)
+  const Type qo = qo_float32 ? Float(32) : type;
+  ImageParam q(qo, 3, "q"), k(type, 3, "k_cache"), v(type, 3, "v_cache");  // (d, h, t), (d, s, g)
   ImageParam mask(Float(32), 2, "mask");                                      // (s, t)
   ImageParam positions(Int(32), 1, "positions");                             // (t), prefill
   Param<int32_t> position(prefill ? "max_position" : "position");
@@ -138,7 +141,7 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
               : ops::define_attention_decode(qf, kf, vf, position, mf, heads, kv_heads, head_dim, s_max, split,
                                              positions_per_vector, block, masked);
   Func y("attention_npu");
-  y(d, h, t) = ops::narrow_from_f32(prefill ? a.out(d, h, t) : a.out(d, h), type, portable);
+  y(d, h, t) = ops::narrow_from_f32(prefill ? a.out(d, h, t) : a.out(d, h), qo, portable);
   p.inputs = {q, k, v};
   if (prefill) p.inputs.push_back(positions);
   if (masked) p.inputs.push_back(mask);
@@ -281,14 +284,21 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
 
 namespace {
 
-// The variant: "<dtype>,<masked|unmasked>,<decode|prefill>".
+// The variant: "<dtype>,<masked|unmasked>,<decode|prefill>[,qo=float32]".
 struct AttentionVariant {
-  bool f16 = false, masked = false, prefill = false;
+  bool f16 = false, masked = false, prefill = false, qo_float32 = false;
 };
 
 AttentionVariant parse_variant(const std::string& v) {
   return AttentionVariant{v.rfind("float16", 0) == 0, v.find(",masked") != std::string::npos,
-                          v.find(",prefill") != std::string::npos};
+                          v.find(",prefill") != std::string::npos, v.find(",qo=float32") != std::string::npos};
+}
+
+int64_t cache_bytes(const AttentionVariant& v) { return v.f16 ? 2 : 4; }
+
+// fp32 q cannot feed an fp16 matrix unit: that variant's products run on the vector unit.
+bool variant_on_matrix(const sim::ArchSpec& arch, const AttentionVariant& v) {
+  return !v.qo_float32 && attention_on_matrix(arch, cache_bytes(v));
 }
 
 }  // namespace
@@ -308,27 +318,36 @@ const NpuSchedule& npu_schedule_attention() {
     // fewer up to a 256-byte vector-buffer alignment).
     s.knobs = {{"block", 16, 1024, "S_max", 16}, {"split_blocks", 1, 64, ""}, {"tokens", 1, 1024, "T"}};
     s.sim_params = {{"masked", ParamSpec::Kind::integer, "0", 0, 1, {},
-                     "1: the call has a mask (its rows are staged and its selects costed)"}};
+                     "1: the call has a mask (its rows are staged and its selects costed)"},
+                    {"qo_float32", ParamSpec::Kind::integer, "0", 0, 1, {},
+                     "1: q and o in fp32 over an fp16 cache, on the vector unit (qkv_attention's int8-weight "
+                     "path: q or o rounded to fp16 would flip int8 steps of o's per-token quantization)"}};
     s.call_params = [](const Call& call) {
-      return std::map<std::string, std::string>{{"masked", call.tensors.count("mask") ? "1" : "0"}};
+      const bool qo32 = call.tensor("q").dtype == DType::float32 && call.tensor("k_cache").dtype == DType::float16;
+      return std::map<std::string, std::string>{{"masked", call.tensors.count("mask") ? "1" : "0"},
+                                                {"qo_float32", qo32 ? "1" : "0"}};
     };
     s.variant = [](const std::string& dtype, const Params& params, const Shape& shape) {
       const int64_t hq = shape.at("Hq"), hkv = shape.at("Hkv");
       if (hq % hkv != 0)  // the op's own rule (runtime/ops/attention.cpp)
         throw std::invalid_argument("attention: Hq = " + std::to_string(hq) + " is not a multiple of Hkv = " +
                                     std::to_string(hkv) + " (query head h reads kv head h / (Hq / Hkv))");
+      const bool qo32 = params.integer("qo_float32") != 0;
+      if (qo32 && dtype != "float16")
+        throw std::invalid_argument("attention: qo_float32 = 1 with dtype " + dtype + ": only an fp16 cache has it");
       return dtype + (params.integer("masked") ? ",masked" : ",unmasked") +
-             (shape.at("T") == 1 ? ",decode" : ",prefill");
+             (shape.at("T") == 1 ? ",decode" : ",prefill") + (qo32 ? ",qo=float32" : "");
     };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
       const AttentionVariant v = parse_variant(variant);
-      return attention_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.masked, attention_on_matrix(arch, v.f16 ? 2 : 4),
-                                    fixed.at("double_buffer") != 0, v.prefill);
+      return attention_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.masked, variant_on_matrix(arch, v),
+                                    fixed.at("double_buffer") != 0, v.prefill, v.qo_float32);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
-      const int64_t eb = parse_variant(variant).f16 ? 2 : 4;
-      const AttentionBlocks b = choose_attention_blocks(arch, eb, shape.at("T"), shape.at("S_max"), shape.at("Hq"),
-                                                        shape.at("Hkv"), shape.at("Dh"), attention_on_matrix(arch, eb));
+      const AttentionVariant v = parse_variant(variant);
+      const AttentionBlocks b =
+          choose_attention_blocks(arch, cache_bytes(v), shape.at("T"), shape.at("S_max"), shape.at("Hq"), shape.at("Hkv"),
+                                  shape.at("Dh"), variant_on_matrix(arch, v), v.qo_float32 ? 4 : cache_bytes(v));
       return Knobs{{"block", b.block}, {"split_blocks", b.split / b.block}, {"tokens", b.tokens},
                    {"double_buffer", b.double_buffer}};
     };

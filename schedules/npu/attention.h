@@ -40,8 +40,10 @@ int attention_softmax_lanes(const sim::ArchSpec& arch);
 // The largest block (256 … 16) whose double-buffered K and V blocks fit beside the task's
 // scores, weights, q and accumulator (single-buffered only when nothing fits twice), and
 // the split that deals the (split, kv head) tasks most evenly to the cores.
+// `q_element_bytes`: q's, when not the cache's (0).
 AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t element_bytes, int64_t T, int64_t s_max,
-                                        int64_t heads, int64_t kv_heads, int64_t head_dim, bool on_matrix);
+                                        int64_t heads, int64_t kv_heads, int64_t head_dim, bool on_matrix,
+                                        int64_t q_element_bytes = 0);
 
 // q [T, Hq, Dh] (Halide (d, h, t)), k_cache and v_cache [Hkv, S_max, Dh] ((d, s, g)) of
 // `type`; mask [T, S_max] fp32 when `masked`. Decode (T = 1): int param "position".
@@ -49,9 +51,10 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eleme
 // `tokens` query tokens and shares each K and V block among them. The knobs are int
 // params: "block", "split_blocks" (a split is that many blocks) and, in a prefill,
 // "tokens" (AttentionBlocks; one lowering serves every choice). Output
-// "attention_npu" (d, h, t), of `type`. `on_matrix`: see attention_on_matrix (forcing it
+// "attention_npu" (d, h, t), of `type`. `qo_float32`: q and the output in fp32 over a cache
+// of `type` (then on_matrix must be false: the products take fp32 q). `on_matrix`: see attention_on_matrix (forcing it
 // where the unit lacks the dtype makes the rules say so).
 NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool masked, bool on_matrix,
-                                   bool double_buffer, bool prefill);
+                                   bool double_buffer, bool prefill, bool qo_float32 = false);
 
 }  // namespace npukit::schedules::npu

@@ -133,10 +133,6 @@ struct NpuSchedule {
   // with the intermediates in DRAM (simulator/analysis/stage_simulation.h). A call's shape,
   // dtype and parameters give the stages; `call_shape`/`call_dtype` as above.
   std::function<NpuStages(const std::string& dtype, const Shape& shape, const Params& params)> stages;
-  // Optional, composites: why the npu-sim run of a dtype would miss the op's tolerance
-  // (empty: it runs). Such a dtype is analysed, and its run is refused (Errc::unsupported)
-  // rather than returning results outside the op's contract.
-  std::function<std::string(const std::string& dtype)> npu_sim_refuses;
   // A pipeline that only serves as a stage (no OpSpec of its name): it takes no op
   // parameters (its variant is its dtype), `extra_extents` gives every buffer's extents,
   // and it is not in npu_schedules().

@@ -119,10 +119,6 @@ void run_npu_sim(const NpuSchedule& s, const Call& call) {
 void run_npu_sim_stages(const NpuSchedule& s, const Call& call) {
   const ArchSpec arch = schedules::npu::call_arch(call);
   const ResolvedRequest r = resolve_call(s, call, arch);
-  if (s.npu_sim_refuses) {
-    const std::string why = s.npu_sim_refuses(r.dtype);
-    if (!why.empty()) fail(Errc::unsupported, std::string("npu-sim:") + call.arch + ": " + s.op + " dtype " + r.dtype + ": " + why);
-  }
   const schedules::npu::NpuStages st = s.stages(r.dtype, r.shape, r.params);
   std::map<std::string, std::vector<uint8_t>> storage;
   std::map<std::string, TensorView> whole = call.tensors;  // op tensors and intermediates, dense
