@@ -31,11 +31,12 @@ bool stages_acc(const sim::ArchSpec& arch) {
   return acc && !acc->read_by(sim::Unit::vector);
 }
 
+// `nb`: the columns of w's sub-tile on chip at a time (of the tn the accumulator holds).
 std::vector<sim::PlannedAllocation> matrix_allocations(const sim::ArchSpec& arch, int64_t eb, int64_t tm, int64_t tn,
-                                                       int64_t tk, bool db) {
+                                                       int64_t tk, int64_t nb, bool db) {
   const sim::BufferRoles& r = arch.roles;
   std::vector<sim::PlannedAllocation> v = {
-      {r.matrix_a, tm * tk * eb, db}, {r.matrix_b, tk * tn * eb, db}, {r.matrix_acc, tm * tn * 4, false}};
+      {r.matrix_a, tm * tk * eb, db}, {r.matrix_b, tk * nb * eb, db}, {r.matrix_acc, tm * tn * 4, false}};
   if (stages_acc(arch)) v.push_back({r.vector, tm * tn * 4, false});
   return v;
 }
@@ -98,55 +99,72 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
   const double setup_bytes = load ? load->setup_cycles * load->bytes_per_cycle : 0.0;
   // The vector path's K chunks are whole vectors of partial sums; its M and N any size.
   const Granule unit = on_matrix ? matrix_granule(arch, sim::Dtype::fp16) : Granule{1, lanes, 1};
-  auto allocations = [&](int64_t tm, int64_t tn, int64_t tk, bool db) {
-    return on_matrix ? matrix_allocations(arch, eb, tm, tn, tk, db) : vector_allocations(arch, eb, tm, tn, tk, db);
+  // The w sub-tile for an output tile: the whole tile where `sub` is false, else the
+  // widest divisor of tn in the unit's steps that fits beside the rest (the matrix path
+  // only: the accumulator can be as wide as a store burst while the weight operand buffer
+  // takes it in parts; Ascend's L0B holds 64 of 256 fp16 columns at K chunks of a whole
+  // burst). 0: none fits.
+  auto sub_tile = [&](int64_t tm, int64_t tn, int64_t tk, bool db, bool sub) -> int64_t {
+    if (!on_matrix) return sim::fits_buffers(arch, vector_allocations(arch, eb, tm, tn, tk, db)) ? tn : 0;
+    for (int64_t nb = tn; nb >= unit.n && (sub || nb == tn); nb -= unit.n)
+      if (tn % nb == 0 && sim::fits_buffers(arch, matrix_allocations(arch, eb, tm, tn, tk, nb, db))) return nb;
+    return 0;
   };
   // K chunks of whole load bursts and output rows of whole store bursts where they fit,
   // else whole alignments, else the unit's own granule.
-  // Whole-burst loads first: they move the weights, the bulk of the op's bytes.
+  // Whole-burst loads first: they move the weights, the bulk of the op's bytes. Whole w
+  // tiles and w in sub-tiles compete on the bytes they move (their setups included).
   for (int64_t kstep : dma_steps(arch, sim::DmaDirection::in, unit.k, eb, K)) {
     for (int64_t nstep : dma_steps(arch, sim::DmaDirection::out, unit.n, out_eb, N)) {
       const Granule g{unit.m, kstep, nstep};
       for (bool db : {true, false}) {
         LinearTiles best;
         double best_bytes = -1;
+        bool best_sub = false;
         for (int64_t tm : halvings(M, g.m)) {
-          for (int64_t tk : halvings(K, g.k)) {
-            if (!sim::fits_buffers(arch, allocations(tm, g.n, tk, db))) continue;
-            int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
-            while (lo < hi) {
-              const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
-              if (mid > hi) break;
-              if (sim::fits_buffers(arch, allocations(tm, mid, tk, db))) {
-                lo = mid;
-              } else {
-                hi = mid - g.n;
+          for (bool sub : {false, true}) {
+            if (sub && !on_matrix) break;
+            for (int64_t tk : halvings(K, g.k)) {
+              if (sub_tile(tm, g.n, tk, db, sub) == 0) continue;
+              int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
+              while (lo < hi) {
+                const int64_t mid = round_up((lo + hi + 1) / 2, g.n);
+                if (mid > hi) break;
+                if (sub_tile(tm, mid, tk, db, sub) > 0) {
+                  lo = mid;
+                } else {
+                  hi = mid - g.n;
+                }
               }
+              // x is reloaded for every N tile, w for every M tile; each transfer (x's per
+              // tile, w's per sub-tile) also costs a DMA setup (as bytes the engine could
+              // have moved meanwhile).
+              const double tiles = std::ceil(double(N) / lo) * std::ceil(double(M) / tm) * std::ceil(double(K) / tk);
+              const double w_parts = tiles * double(lo / sub_tile(tm, lo, tk, db, sub));
+              if (tiles + w_parts > 2e5) continue;  // the analysis walks every tile: well under its limit
+              const double bytes = double(M) * K * std::ceil(double(N) / lo) +
+                                   double(N) * K * std::ceil(double(M) / tm) + (tiles + w_parts) * setup_bytes;
+              if (best_bytes < 0 || bytes < best_bytes)
+                best_bytes = bytes, best = LinearTiles{tm, lo, tk, db, 0}, best_sub = sub;
             }
-            // x is reloaded for every N tile, w for every M tile; each tile's two transfers
-            // also cost a DMA setup (as bytes the engine could have moved meanwhile).
-            const double tiles = std::ceil(double(N) / lo) * std::ceil(double(M) / tm) * std::ceil(double(K) / tk);
-            if (tiles > 1e5) continue;  // the analysis walks every tile: keep it well under its limit
-            const double bytes = double(M) * K * std::ceil(double(N) / lo) +
-                                 double(N) * K * std::ceil(double(M) / tm) + 2 * tiles * setup_bytes;
-            if (best_bytes < 0 || bytes < best_bytes) best_bytes = bytes, best = LinearTiles{tm, lo, tk, db};
           }
         }
         if (best_bytes >= 0) {
           best.n = per_core_cap(N, best.n, g.n, cores);
+          best.nb = sub_tile(best.m, best.n, best.k, best.double_buffer, best_sub);
           return best;
         }
       }
     }
   }
-  return LinearTiles{unit.m, unit.n, unit.k, false};  // does not fit; the capacity rule says by how much
+  return LinearTiles{unit.m, unit.n, unit.k, false, unit.n};  // does not fit; the capacity rule says by how much
 }
 
 NpuPipeline linear_npu_pipeline(const sim::ArchSpec& arch, Type in, Type out, bool on_matrix, bool double_buffer) {
   NpuPipeline p;
   p.op = "linear";
   ImageParam x(in, 2, "x"), w(in, 2, "w");  // (k, m), (k, n)
-  Param<int32_t> tm("tile_m"), tn("tile_n"), tk("tile_k");
+  Param<int32_t> tm("tile_m"), tn("tile_n"), tk("tile_k"), tnb("tile_nb");
   p.inputs = {x, w};
   p.ints = {tm, tn, tk};
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
@@ -188,16 +206,19 @@ NpuPipeline linear_npu_pipeline(const sim::ArchSpec& arch, Type in, Type out, bo
     y.split(n, no, ni, tn, guard).split(m, mo, mi, tm, guard).reorder(ni, mi, mo, no).parallel(no);
     p.plan.stage(acc, roles.matrix_acc, LoopLevel(y, mo));
     RVar ro("ro"), ri("ri");
-    acc.update().split(r.x, ro, ri, tk, guard).reorder(ri, n, m, ro);
+    // w in sub-tiles of tile_nb columns under the output tile (one x tile per K chunk).
+    Var nbo("nbo"), nbi("nbi");
+    acc.update().split(r.x, ro, ri, tk, guard).split(n, nbo, nbi, tnb, guard).reorder(ri, nbi, m, nbo, ro);
+    p.ints.push_back(tnb);
     p.plan.stage(a_tile, roles.matrix_a, LoopLevel(acc, ro), double_buffer, true);
-    p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, ro), double_buffer, true);
+    p.plan.stage(w_tile, roles.matrix_b, LoopLevel(acc, nbo), double_buffer, true);
     if (nz) {
       for (Func f : {a_tile, w_tile}) {
         f.reorder(ki, kb, rr, rb).fuse(ki, kb, kf);
         p.plan.nz(f, layouts::kNzFractalRowBytes);
       }
     }
-    p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::fp16, {x.dim(1).extent(), w.dim(1).extent(), K});
+    p.plan.matrix(acc, 1, m.name(), nbi.name(), ri.name(), sim::Dtype::fp16, {x.dim(1).extent(), w.dim(1).extent(), K});
     if (stage) p.plan.stage(acc_v, roles.vector, LoopLevel(y, mo));
     p.finish({y}, {"y"});
     return p;
@@ -269,7 +290,11 @@ const NpuSchedule& npu_stage_linear() {
     s.dtypes = {"float16", "float32"};
     s.decode = {{"M", 1}, {"K", 4096}, {"N", 4096}};
     s.prefill = {{"M", 128}, {"K", 4096}, {"N", 4096}};
-    s.knobs = {{"tile_m", 1, 2147483647, "M"}, {"tile_n", 1, 2147483647, "N"}, {"tile_k", 1, 2147483647, "K"}};
+    // tile_nb: the matrix path's w sub-tile (columns of the tile_n the accumulator holds).
+    s.knobs = {{"tile_m", 1, 2147483647, "M"},
+               {"tile_n", 1, 2147483647, "N"},
+               {"tile_k", 1, 2147483647, "K"},
+               {"tile_nb", 1, 2147483647, ""}};
     s.params = {{"out", ParamSpec::Kind::choice, "same", 0, 0, {"same", "float32", "float16"}, "y's dtype; same = x's"},
                 {"unit", ParamSpec::Kind::choice, "auto", 0, 0, {"auto", "matrix", "vector"},
                  "where the products run; auto = the matrix unit where it has fp16 and x is fp16"}};
@@ -293,7 +318,7 @@ const NpuSchedule& npu_stage_linear() {
       const std::string unit = variant.substr(variant.rfind(',') + 1);
       const LinearTiles t = choose_linear_tiles(arch, shape.at("M"), shape.at("K"), shape.at("N"), v.f16 ? 2 : 4,
                                                 v.out == "float16" ? 2 : 4, on_matrix(arch, v, unit));
-      return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"double_buffer", t.double_buffer}};
+      return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"tile_nb", t.nb}, {"double_buffer", t.double_buffer}};
     };
     s.extra_extents = [](const Shape& shape) {
       const int64_t M = shape.at("M"), K = shape.at("K"), N = shape.at("N");

@@ -25,19 +25,24 @@ namespace npukit::schedules::npu {
 bool linear_on_matrix(const sim::ArchSpec& arch, int64_t element_bytes);
 
 struct LinearTiles {
-  int64_t m = 1, n = 1, k = 1;  // k: the matrix path's K chunk (the vector path takes whole rows)
+  int64_t m = 1, n = 1, k = 1;  // k: the K chunk of x and w tiles
   bool double_buffer = false;
+  int64_t nb = 1;  // the matrix path's w sub-tile: columns of the n the accumulator holds
 };
 
 // The tiles the schedule uses, counted as the capacity rule counts: multiples of the
 // matrix unit's fp16 shape (on the vector unit: K chunks of whole vectors), K chunks of
 // whole load bursts first, then output rows of whole store bursts, then alignments; among
-// those that fit, the fewest DRAM bytes, N as wide as fits, at least one N tile per core. Counted through sim::fits_buffers, as the capacity rule counts.
+// those that fit, the fewest DRAM bytes, N as wide as fits, at least one N tile per core;
+// on the matrix path w comes in the widest sub-tiles of the N tile that fit (so that an
+// output row can be a whole store burst where the weight buffer cannot hold it whole).
+// Counted through sim::fits_buffers, as the capacity rule counts.
 LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K, int64_t N, int64_t element_bytes,
                                 int64_t out_element_bytes, bool on_matrix);
 
 // x [M, K] (Halide (k, m)), w [N, K] ((k, n)) of `in` (fp16 or fp32); y [M, N] of `out`.
-// Int params tile_m, tile_n, tile_k. Output "linear_npu" (tensor y).
+// Int params tile_m, tile_n, tile_k and, on the matrix path, tile_nb. Output "linear_npu"
+// (tensor y).
 NpuPipeline linear_npu_pipeline(const sim::ArchSpec& arch, Halide::Type in, Halide::Type out, bool on_matrix,
                                 bool double_buffer);
 

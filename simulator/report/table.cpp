@@ -33,13 +33,14 @@ std::string si(double v) {
 
 std::string pct(double share) { return fixed(share * 100, 1) + "%"; }
 
+// Columns of `width`; a value as wide or wider keeps one space from its neighbour.
 std::string pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
+  s.append(s.size() < width ? width - s.size() : 1, ' ');
   return s;
 }
 
 std::string rpad(const std::string& s, size_t width) {
-  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+  return std::string(s.size() < width ? width - s.size() : 1, ' ') + s;
 }
 
 }  // namespace
