@@ -62,11 +62,14 @@ HalideBuffer::HalideBuffer(const TensorView& t) {
 HalideCallContext::HalideCallContext() { install_halide_handlers(); }
 
 void install_halide_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  // A function-local static rather than std::call_once: every kernel call passes here, and
+  // call_once sets thread-locals on each pass.
+  static const bool installed = [] {
     halide_set_error_handler(npukit_halide_error);
     halide_set_custom_print(npukit_halide_print);
-  });
+    return true;
+  }();
+  (void)installed;
 }
 
 void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, const char* variant) {

@@ -25,7 +25,7 @@ class HalideBuffer {
  private:
   static constexpr size_t kInlineDims = 6;
   halide_buffer_t buf_{};
-  halide_dimension_t inline_dims_[kInlineDims]{};
+  halide_dimension_t inline_dims_[kInlineDims];  // the first buf_.dimensions are set
   std::vector<halide_dimension_t> heap_dims_;
 };
 
