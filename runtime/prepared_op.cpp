@@ -93,10 +93,12 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
                              std::to_string(kMaxDims));
   }
   constants_.resize(op.tensors.size());
-  pool_.reserve(64);  // releases push back without allocating up to 64 concurrent runs
+  pool_.reserve(64);  // the overflow takes up to 64 more concurrent runs without allocating
 }
 
-PreparedOp::~PreparedOp() = default;
+PreparedOp::~PreparedOp() {
+  for (auto& slot : slots_idle_) delete slot.load();
+}
 
 int PreparedOp::slot_of(const char* name) const {
   for (size_t i = 0; i < op_.tensors.size(); ++i) {
@@ -227,6 +229,10 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
 }
 
 std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
+  for (auto& slot : slots_idle_) {
+    if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+    if (Scratch* s = slot.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<Scratch>(s);
+  }
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     if (!pool_.empty()) {
@@ -246,6 +252,14 @@ std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
 }
 
 void PreparedOp::release(std::unique_ptr<Scratch> s) const {
+  for (auto& slot : slots_idle_) {
+    Scratch* empty = nullptr;
+    if (slot.load(std::memory_order_relaxed) == nullptr &&
+        slot.compare_exchange_strong(empty, s.get(), std::memory_order_release, std::memory_order_relaxed)) {
+      s.release();
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(pool_mutex_);
   pool_.push_back(std::move(s));
 }

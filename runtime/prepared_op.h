@@ -11,6 +11,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -88,8 +89,13 @@ class PreparedOp {
   PackedConstants packed_;                          // by name; Call::packed points here
   uint64_t generation_ = 0;                         // bumped by set_constant
 
+  // Idle scratch Calls: a run takes one and puts it back. The first kSlots are exchanged
+  // with one atomic operation each way (no lock between concurrent runs); more concurrent
+  // runs than that share a mutex-guarded overflow.
+  static constexpr size_t kSlots = 8;
+  mutable std::atomic<Scratch*> slots_idle_[kSlots] = {};
   mutable std::mutex pool_mutex_;
-  mutable std::vector<std::unique_ptr<Scratch>> pool_;  // idle scratch Calls
+  mutable std::vector<std::unique_ptr<Scratch>> pool_;
 };
 
 }  // namespace npukit

@@ -259,6 +259,43 @@ TEST(PreparedOp, ConstantsAreCheckedWhenSet) {
   EXPECT_STREQ(npukit_last_error(), "rms_norm: tensor 'weight' cannot be a constant (rms_norm packs no constants)");
 }
 
+// qkv_attention's int8 weights as constants: the same y and caches as npukit_run with the
+// weights passed (and packed) on every call.
+TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
+  const int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
+  Tensor<float> x({1, D}, kF32), sq({QKV}, kF32, 0.02f), so({D}, kF32, 0.03f);
+  Tensor<int8_t> wq({QKV, D}, kI8), wo({D, Hq * Dh}, kI8);
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
+  for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
+  for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
+  struct Out {
+    Tensor<float> k{{1, 6, 4}, kF32, 0.5f}, v{{1, 6, 4}, kF32, -0.5f}, y{{1, 8}, kF32, -1.0f};
+  } ref, prepared;
+  const npukit_param params[] = {{"pos", "3"}};
+  const npukit_tensor all[] = {{"x", &x.dl},       {"w_qkv", &wq.dl},      {"w_o", &wo.dl},
+                               {"w_qkv_scale", &sq.dl}, {"w_o_scale", &so.dl}, {"k_cache", &ref.k.dl},
+                               {"v_cache", &ref.v.dl},  {"y", &ref.y.dl}};
+  ASSERT_EQ(npukit_run("qkv_attention", "cpu", all, 8, params, 1), NPUKIT_OK) << npukit_last_error();
+
+  Op op = create("qkv_attention", {params[0]});
+  ASSERT_EQ(npukit_op_set_constant(op.get(), "w_qkv", &wq.dl), NPUKIT_OK) << npukit_last_error();
+  ASSERT_EQ(npukit_op_set_constant(op.get(), "w_o", &wo.dl), NPUKIT_OK) << npukit_last_error();
+  std::fill(wq.data.begin(), wq.data.end(), int8_t(0));  // the packed copies do not see this
+  const npukit_tensor rest[] = {{"x", &x.dl},           {"w_qkv_scale", &sq.dl}, {"w_o_scale", &so.dl},
+                                {"k_cache", &prepared.k.dl}, {"v_cache", &prepared.v.dl}, {"y", &prepared.y.dl}};
+  ASSERT_EQ(npukit_op_run(op.get(), rest, 6), NPUKIT_OK) << npukit_last_error();
+  EXPECT_EQ(prepared.y.data, ref.y.data);
+  EXPECT_EQ(prepared.k.data, ref.k.data);
+  EXPECT_EQ(prepared.v.data, ref.v.data);
+  EXPECT_NE(ref.y.data[0], -1.0f);
+
+  Tensor<float> wf({QKV, D}, kF32);
+  Op float_op = create("qkv_attention");
+  EXPECT_EQ(npukit_op_set_constant(float_op.get(), "w_qkv", &wf.dl), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_STREQ(npukit_last_error(), "qkv_attention: constant w_qkv is float32: only int8 weights are packed (float "
+                                    "weights are read as they are; pass them to each run)");
+}
+
 // Optional inputs come and go between runs of one op (the reused call is refitted).
 TEST(PreparedOp, OptionalInputsMayChangeBetweenRuns) {
   Gemm g;
