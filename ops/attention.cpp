@@ -78,7 +78,9 @@ struct SplitInputs {
   Expr heads, kv_heads, head_dim, s_max;
   std::function<Expr(Expr t)> position;  // of token t (decode: t is ignored)
   Expr bound;
-  int split, stats_block, v_block;
+  Expr split;
+  int stats_block;
+  Expr v_block;
   bool masked;
 };
 
@@ -93,7 +95,8 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
     return head;
   };
   const int hb = AttentionDecode::kHeadBlock;
-  const int split = in.split, stats_block = in.stats_block, v_block = in.v_block;
+  const Expr split = in.split, v_block = in.v_block;
+  const int stats_block = in.stats_block;
   const bool masked = in.masked;
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const float pos_inf = std::numeric_limits<float>::infinity();
@@ -224,16 +227,16 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
 }  // namespace
 
 AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
-                                        Expr kv_heads, Expr head_dim, Expr s_max, int split,
-                                        int stats_block, int v_block, bool masked) {
+                                        Expr kv_heads, Expr head_dim, Expr s_max, Expr split,
+                                        int stats_block, Expr v_block, bool masked) {
   SplitInputs in{q, k, v, mask, heads, kv_heads, head_dim, s_max, [position](Expr) { return position; }, position,
                  split, stats_block, v_block, masked};
   return define_split(in, false);
 }
 
 AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func positions, Expr max_position, Func mask,
-                                              Expr heads, Expr kv_heads, Expr head_dim, Expr s_max, int split,
-                                              int stats_block, int v_block, bool masked) {
+                                              Expr heads, Expr kv_heads, Expr head_dim, Expr s_max, Expr split,
+                                              int stats_block, Expr v_block, bool masked) {
   SplitInputs in{q, k, v, mask, heads, kv_heads, head_dim, s_max, [positions](Expr t) { return positions(t); },
                  max_position, split, stats_block, v_block, masked};
   return define_split(in, true);

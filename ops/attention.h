@@ -69,12 +69,13 @@ struct AttentionDecode {
 // mask(s) fp32. `split` is the number of cache positions per split; the split's stats run
 // over blocks of `stats_block` positions and its Σ weight · v over blocks of `v_block`
 // (both divisors of split), so that a schedule can vectorize the stats across the
-// positions of a block and keep a block's v tile in registers. `masked` = false: every
+// positions of a block and keep a block's v tile in registers. split and v_block may be
+// scalar parameters (the NPU schedule's runtime knobs: one lowering serves every choice). `masked` = false: every
 // causal position is live and `mask` is never read (the kernel for calls without one).
 AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Expr position,
                                         Halide::Func mask, Halide::Expr heads, Halide::Expr kv_heads,
-                                        Halide::Expr head_dim, Halide::Expr s_max, int split, int stats_block,
-                                        int v_block, bool masked);
+                                        Halide::Expr head_dim, Halide::Expr s_max, Halide::Expr split,
+                                        int stats_block, Halide::Expr v_block, bool masked);
 
 // The same split algorithm for a block of query tokens (prefill on the NPU): q(d, h, t),
 // positions(t) int, mask(s, t); every Func above gains the token t after ro (out is
@@ -85,7 +86,8 @@ AttentionDecode define_attention_decode(Halide::Func q, Halide::Func k, Halide::
 AttentionDecode define_attention_split_tokens(Halide::Func q, Halide::Func k, Halide::Func v, Halide::Func positions,
                                               Halide::Expr max_position, Halide::Func mask, Halide::Expr heads,
                                               Halide::Expr kv_heads, Halide::Expr head_dim, Halide::Expr s_max,
-                                              int split, int stats_block, int v_block, bool masked);
+                                              Halide::Expr split, int stats_block, Halide::Expr v_block,
+                                              bool masked);
 
 // exp(x) for x <= 0 (or NaN), vectorizable: Halide's fast_exp (about 1.5 ulp) with
 // underflow flushed to 0, −inf giving 0 and NaN kept NaN. Halide's exp() calls libm expf

@@ -177,8 +177,12 @@ TEST(NpuAnalysis, AscendStagesGemmOperandsInNzFractals) {
   }
   EXPECT_EQ(nz_transfers, 2);
   for (const Allocation& al : a.allocations) {
-    if (al.func == "a_tile") EXPECT_EQ(al.bytes, 16 * 512);  // 8 rows padded to one fractal row block
-    if (al.func == "w_tile") EXPECT_EQ(al.bytes, 64 * 512);
+    if (al.func == "a_tile") {
+      EXPECT_EQ(al.bytes, 16 * 512);  // 8 rows padded to one fractal row block
+    }
+    if (al.func == "w_tile") {
+      EXPECT_EQ(al.bytes, 64 * 512);
+    }
   }
   EXPECT_EQ(a.macs(), 8 * 1024 * 256);
   for (const Transfer& t : analyse_op(r, preset("edge-6tops")).transfers) EXPECT_EQ(t.fractal_row_bytes, 0) << t.func;

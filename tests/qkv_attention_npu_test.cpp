@@ -76,7 +76,7 @@ TEST(QkvAttentionNpu, CacheWriteViewsArePosRowsOfEveryHead) {
 TEST(QkvAttentionNpu, StageOnlyPipelinesAreStrictCleanAtTheDefaults) {
   for (const std::string& name : preset_names()) {
     const ArchSpec& arch = preset(name);
-    for (const std::string& dtype : {"float16", "float32", "int8", "int8_float32"}) {
+    for (std::string dtype : {"float16", "float32", "int8", "int8_float32"}) {
       for (bool prefill : {false, true}) {
         for (const NpuStage& s : request_stages(request(dtype, prefill), arch).stages) {
           if (!s.schedule) continue;
@@ -130,7 +130,7 @@ TEST(QkvAttentionNpu, FloatLinearUnitPerPreset) {
 // The total is the stages' sum, and each intermediate's traffic is what its producer
 // writes and its consumers read: qkv's rows are written once and read once in parts.
 TEST(QkvAttentionNpu, TotalsAndIntermediates) {
-  for (const std::string& name : {"edge-6tops", "gemmini-default"}) {
+  for (std::string name : {"edge-6tops", "gemmini-default"}) {
     const ArchSpec& arch = preset(name);
     const StagedResult r = simulate_stages(request("float32"), arch, false);
     int64_t cycles = 0, bytes = 0;

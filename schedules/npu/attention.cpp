@@ -98,13 +98,16 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eb, i
 }
 
 NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool masked, bool on_matrix,
-                                   const AttentionBlocks& blocks, bool prefill) {
+                                   bool double_buffer, bool prefill) {
   NpuPipeline p;
   p.op = "attention";
   ImageParam q(type, 3, "q"), k(type, 3, "k_cache"), v(type, 3, "v_cache");  // (d, h, t), (d, s, g)
   ImageParam mask(Float(32), 2, "mask");                                      // (s, t)
   ImageParam positions(Int(32), 1, "positions");                             // (t), prefill
   Param<int32_t> position(prefill ? "max_position" : "position");
+  // The knobs, scalars of one lowering (AttentionBlocks): a split is split_blocks blocks.
+  Param<int32_t> block("block"), split_blocks("split_blocks"), tokens("tokens");
+  const Expr split = block * split_blocks;
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   Var d("d"), h("h"), t("t"), s("s"), g("g");
   Func q_tile("q_tile"), k_tile("k_tile"), v_tile("v_tile"), mask_tile("mask_tile");
@@ -131,21 +134,22 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
        s_max = k.dim(1).extent();
   ops::AttentionDecode a =
       prefill ? ops::define_attention_split_tokens(qf, kf, vf, pos, position, mf, heads, kv_heads, head_dim, s_max,
-                                                   blocks.split, positions_per_vector, blocks.block, masked)
-              : ops::define_attention_decode(qf, kf, vf, position, mf, heads, kv_heads, head_dim, s_max, blocks.split,
-                                             positions_per_vector, blocks.block, masked);
+                                                   split, positions_per_vector, block, masked)
+              : ops::define_attention_decode(qf, kf, vf, position, mf, heads, kv_heads, head_dim, s_max, split,
+                                             positions_per_vector, block, masked);
   Func y("attention_npu");
   y(d, h, t) = ops::narrow_from_f32(prefill ? a.out(d, h, t) : a.out(d, h), type, portable);
   p.inputs = {q, k, v};
   if (prefill) p.inputs.push_back(positions);
   if (masked) p.inputs.push_back(mask);
-  p.ints = {position};
+  p.ints = {position, block, split_blocks};
+  if (prefill) p.ints.push_back(tokens);
 
   const sim::BufferRoles& roles = arch.roles;
   const std::string& vb = roles.vector;
   const std::string qa = on_matrix ? roles.matrix_a : vb, kb = on_matrix ? roles.matrix_b : vb,
                     acc = on_matrix ? roles.matrix_acc : vb;
-  const bool db = blocks.double_buffer;
+  const bool db = double_buffer;
   const TailStrategy guard = TailStrategy::GuardWithIf;
   // Loop and storage orders: the prefill's token t sits where `tok` puts it.
   auto with_t = [&](std::vector<VarOrRVar> inner, std::vector<VarOrRVar> outer) {
@@ -167,7 +171,7 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
   if (prefill) {
     // The last tile shifts inwards (recomputing a few tokens): a guard's likely() would
     // make Halide partition every t loop of the task into siblings.
-    a.partial.split(a.t, tt, ti, min(blocks.tokens, q.dim(2).extent()), TailStrategy::ShiftInwards)
+    a.partial.split(a.t, tt, ti, min(tokens, q.dim(2).extent()), TailStrategy::ShiftInwards)
         .reorder(a.d, a.ri, a.ro, ti, tt, a.c, a.g)
         .fuse(tt, a.c, tc)
         .fuse(tc, a.g, task)
@@ -187,11 +191,11 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
   // each block shared by the task's tokens.
   Var sb("sb"), si("si");
   p.plan.stage(a.dot, acc, at);
-  a.dot.align_bounds(a.s, blocks.block).reorder_storage(storage({a.ri, a.s, a.ro}, {a.g}));
+  a.dot.align_bounds(a.s, block).reorder_storage(storage({a.ri, a.s, a.ro}, {a.g}));
   if (on_matrix) {
     // M = positions, K = head_dim, N = the head block (vectorized): scoresᵀ = K · qᵀ.
     a.dot.update()
-        .split(a.s, sb, si, blocks.block, TailStrategy::RoundUp)
+        .split(a.s, sb, si, block, TailStrategy::RoundUp)
         .reorder(prefill ? std::vector<VarOrRVar>{a.ri, a.rd.x, si, a.ro, a.t, sb}
                          : std::vector<VarOrRVar>{a.ri, a.rd.x, si, sb, a.ro})
         .vectorize(a.ri);
@@ -203,7 +207,7 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
     Var u("u");
     Func dot_lanes = a.dot.update().split(a.rd.x, rdo, rdi, lanes).rfactor(rdi, u);
     a.dot.update()
-        .split(a.s, sb, si, blocks.block, TailStrategy::RoundUp)
+        .split(a.s, sb, si, block, TailStrategy::RoundUp)
         .reorder(prefill ? std::vector<VarOrRVar>{rdi, a.ri, si, a.ro, a.t, sb}
                          : std::vector<VarOrRVar>{rdi, a.ri, si, sb, a.ro});
     // A prefill computes the lanes per token (a block's for every token would not fit).
@@ -299,8 +303,10 @@ const NpuSchedule& npu_schedule_attention() {
     // A prompt chunk of 128 tokens at positions 896 … 1023 (the analysis walks every tile:
     // longer prefills take seconds on the small presets).
     s.prefill = {{"T", 128}, {"Hq", 32}, {"Hkv", 8}, {"S_max", 1024}, {"Dh", 128}};
-    // Each is a constant of the algorithm (RDom extents, the split of the positions).
-    s.knobs = {{"block", 16, 1024, "S_max", true}, {"split_blocks", 1, 64, "", true}, {"tokens", 1, 1024, "T", true}};
+    // Scalars of the one lowering per variant (RDom extents and split factors of the nest).
+    // A block is whole vectors of positions (attention_softmax_lanes / 4 per vector: 16 or
+    // fewer up to a 256-byte vector-buffer alignment).
+    s.knobs = {{"block", 16, 1024, "S_max", 16}, {"split_blocks", 1, 64, ""}, {"tokens", 1, 1024, "T"}};
     s.sim_params = {{"masked", ParamSpec::Kind::integer, "0", 0, 1, {},
                      "1: the call has a mask (its rows are staged and its selects costed)"}};
     s.call_params = [](const Call& call) {
@@ -316,11 +322,8 @@ const NpuSchedule& npu_schedule_attention() {
     };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
       const AttentionVariant v = parse_variant(variant);
-      const int block = static_cast<int>(fixed.at("block"));
-      const AttentionBlocks b{block, block * static_cast<int>(fixed.at("split_blocks")), fixed.at("double_buffer") != 0,
-                              static_cast<int>(fixed.at("tokens"))};
       return attention_npu_pipeline(arch, v.f16 ? Float(16) : Float(32), v.masked, attention_on_matrix(arch, v.f16 ? 2 : 4),
-                                    b, v.prefill);
+                                    fixed.at("double_buffer") != 0, v.prefill);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
       const int64_t eb = parse_variant(variant).f16 ? 2 : 4;

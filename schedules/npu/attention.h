@@ -46,10 +46,12 @@ AttentionBlocks choose_attention_blocks(const sim::ArchSpec& arch, int64_t eleme
 // q [T, Hq, Dh] (Halide (d, h, t)), k_cache and v_cache [Hkv, S_max, Dh] ((d, s, g)) of
 // `type`; mask [T, S_max] fp32 when `masked`. Decode (T = 1): int param "position".
 // Prefill: positions [T] int32 and int param "max_position" (their maximum); a task takes
-// blocks.tokens query tokens and shares each K and V block among them. Output
+// `tokens` query tokens and shares each K and V block among them. The knobs are int
+// params: "block", "split_blocks" (a split is that many blocks) and, in a prefill,
+// "tokens" (AttentionBlocks; one lowering serves every choice). Output
 // "attention_npu" (d, h, t), of `type`. `on_matrix`: see attention_on_matrix (forcing it
 // where the unit lacks the dtype makes the rules say so).
 NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Halide::Type type, bool masked, bool on_matrix,
-                                   const AttentionBlocks& blocks, bool prefill);
+                                   bool double_buffer, bool prefill);
 
 }  // namespace npukit::schedules::npu

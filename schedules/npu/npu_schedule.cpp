@@ -20,12 +20,9 @@ void* ExtraInputs::add_tensor(const std::string& name, DType dtype, std::vector<
 }
 
 Knobs fixed_knobs(const NpuSchedule& schedule, const Knobs& knobs) {
+  (void)schedule;
   Knobs fixed;
   if (auto it = knobs.find("double_buffer"); it != knobs.end()) fixed[it->first] = it->second;
-  for (const Knob& k : schedule.knobs) {
-    if (!k.compile_time) continue;
-    if (auto it = knobs.find(k.name); it != knobs.end()) fixed[it->first] = it->second;
-  }
   return fixed;
 }
 

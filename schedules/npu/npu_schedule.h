@@ -30,10 +30,9 @@ struct Knob {
   // The shape dim whose loop this knob tiles: the analysis walks every tile, so it refuses
   // up front a shape whose tile count (Π ceil(dim / knob)) would take minutes.
   std::string tiles;
-  // The pipeline's code depends on the value (an RDom extent, a constant split), not only
-  // its loop bounds: `build` takes it, and each value is a lowering of its own (the tuner
-  // tries fewer of them). double_buffer is always one.
-  bool compile_time = false;
+  // Values must be multiples of this (attention's block: the softmax's vectors of
+  // positions must tile it). The tuner tries only those; an override of another is refused.
+  int64_t multiple_of = 1;
 };
 
 // Inputs and scalars an npu-sim run needs that are not the call's own: derived tensors
@@ -102,7 +101,7 @@ struct NpuSchedule {
   std::function<std::string(const std::string& dtype, const Params& params, const Shape& shape)> variant;
   // The variant's pipeline for `arch`. Its inputs and outputs are named as the op's
   // tensors (NpuPipeline::add_input / add_output); its int params as knobs, op parameters
-  // or ExtraInputs::ints. `fixed`: double_buffer and every compile_time knob.
+  // or ExtraInputs::ints. `fixed`: double_buffer (fixed_knobs).
   std::function<NpuPipeline(const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed)> build;
   // The knobs for a shape, double_buffer included: what `npukit sim` and the npu-sim
   // kernel use unless told otherwise. Footprints through sim::fits_buffers /
@@ -145,7 +144,8 @@ struct NpuSchedule {
   std::vector<ParamSpec> params;  // stage_only: its parameters (an op's come from its OpSpec)
 };
 
-// The knobs among `knobs` that `build` takes: double_buffer and the compile_time ones.
+// The knobs among `knobs` that `build` takes: double_buffer (every other knob is an int
+// param of the one lowering per variant and double-buffering choice).
 Knobs fixed_knobs(const NpuSchedule& schedule, const Knobs& knobs);
 
 // Every registered NPU schedule, in a stable order (by op name).

@@ -250,22 +250,23 @@ class ScopedEnv {
   ~ScopedEnv() {
     for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
       if (it->second) {
-        env_[it->first] = *it->second;
+        env_[*it->first] = *it->second;
       } else {
-        env_.erase(it->first);
+        env_.erase(*it->first);
       }
     }
   }
+  // `name` must outlive the scope (a name in the nest): the walk sets names per tile.
   void set(const std::string& name, int64_t value) {
-    auto it = env_.find(name);
-    undo_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<int64_t>(it->second));
-    env_[name] = value;
+    auto [it, fresh] = env_.try_emplace(name, value);
+    undo_.emplace_back(&name, fresh ? std::nullopt : std::optional<int64_t>(it->second));
+    it->second = value;
   }
   const Bindings& env() const { return env_; }
 
  private:
   Bindings& env_;
-  std::vector<std::pair<std::string, std::optional<int64_t>>> undo_;
+  std::vector<std::pair<const std::string*, std::optional<int64_t>>> undo_;
 };
 
 class NestWalker {
@@ -297,6 +298,7 @@ class NestWalker {
   std::map<std::string, std::pair<int64_t, std::string>> staged_;  // func → (copies, loop)
   std::map<std::string, std::set<Unit>> readers_;  // which units load each allocation
   std::set<std::string> data_let_names_;
+  std::unordered_map<const LetStmt*, bool> data_let_;
   std::vector<Expr> data_lets_;  // values of the data lets in scope
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -340,7 +342,10 @@ class NestWalker {
   void walk(const Stmt& s) {
     if (!s.defined()) return;
     if (const auto* op = s.as<LetStmt>()) {
-      if (is_data_let(op->value, data_let_names_)) {
+      // Whether a let is data depends on the lets above it only: once per let, not per tile.
+      auto [known, fresh] = data_let_.try_emplace(op, false);
+      if (fresh) known->second = is_data_let(op->value, data_let_names_);
+      if (known->second) {
         data_let_names_.insert(op->name);
         data_lets_.push_back(op->value);
         walk(op->body);
@@ -425,10 +430,11 @@ class NestWalker {
     const bool iterate = facts.iterate;
     loops_.push_back(op->name);
     if (iterate) {
+      int64_t& var = env_[op->name];  // (references into the map survive its rehashes)
       for (int64_t i = min; i < min + extent; ++i) {
         if (++iterations_ > 20000000)
           fail("more than 20,000,000 loop iterations; the analysis walks each tile: use larger tiles");
-        env_[op->name] = i;
+        var = i;
         walk(op->body);
       }
     } else if (extent > 0) {

@@ -196,16 +196,7 @@ void run_npu_sim_stages(const NpuSchedule& s, const Call& call) {
 void set_npu_schedule_override(const std::string& op, const std::map<std::string, int64_t>& knobs) {
   const NpuSchedule* s = schedules::npu::find_npu_schedule(op);
   if (!s) throw std::invalid_argument("op " + op + ": no NPU schedule to override");
-  for (const auto& [name, value] : knobs) {
-    bool known = name == "double_buffer";
-    int64_t lo = 0, hi = 1;
-    for (const schedules::npu::Knob& k : s->knobs)
-      if (k.name == name) known = true, lo = k.min, hi = k.max;
-    if (!known) throw std::invalid_argument(op + ": unknown schedule key " + name);
-    if (value < lo || value > hi)
-      throw std::invalid_argument(op + ": schedule " + name + " = " + std::to_string(value) + ": must be in [" +
-                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
+  for (const auto& [name, value] : knobs) check_knob(*s, name, value);
   std::lock_guard<std::mutex> lock(overrides_mutex);
   overrides[op] = knobs;
 }

@@ -67,19 +67,26 @@ const Knob* find_knob(const NpuSchedule& s, const std::string& name) {
   return nullptr;
 }
 
+}  // namespace
+
 void check_knob(const NpuSchedule& s, const std::string& name, int64_t value) {
-  int64_t lo = 0, hi = 1;
+  int64_t lo = 0, hi = 1, step = 1;
   if (name != "double_buffer") {
     const Knob* k = find_knob(s, name);
     if (!k)
       throw std::invalid_argument(s.op + ": unknown schedule key " + name + " (keys: " +
                                   names_of(s.knobs, [](const Knob& k) { return k.name; }) + ", double_buffer)");
-    lo = k->min, hi = k->max;
+    lo = k->min, hi = k->max, step = k->multiple_of;
   }
   if (value < lo || value > hi)
     throw std::invalid_argument(s.op + ": schedule " + name + " = " + std::to_string(value) + ": must be in [" +
                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  if (value % step != 0)
+    throw std::invalid_argument(s.op + ": schedule " + name + " = " + std::to_string(value) + ": must be a multiple of " +
+                                std::to_string(step));
 }
+
+namespace {
 
 // The analysis walks every tile: refuse up front what would take minutes.
 void check_tile_count(const NpuSchedule& s, const Shape& shape, const Knobs& knobs) {

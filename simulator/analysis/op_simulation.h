@@ -46,6 +46,10 @@ ResolvedRequest resolve_composite(const SimRequest& request, const ArchSpec& arc
 // resolved for the stage's shape, dtype and parameters.
 ResolvedRequest resolve_stage(const schedules::npu::NpuStage& stage, const ArchSpec& arch);
 
+// A knob override: std::invalid_argument for an unknown key, or a value outside the knob's
+// range or not a multiple of its multiple_of (double_buffer: 0 or 1).
+void check_knob(const schedules::npu::NpuSchedule& s, const std::string& name, int64_t value);
+
 // The analysis, with the knobs used recorded in `OpAnalysis::schedule`.
 OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch);
 // The same for a resolved request with other knobs (the tuner's candidates): no lowering

@@ -16,14 +16,6 @@ std::map<std::string, std::vector<int64_t>> knob_values(const ResolvedRequest& r
   for (const Knob& k : r.schedule->knobs) {
     std::set<int64_t> v;
     const int64_t chosen = r.knobs.at(k.name);
-    if (k.compile_time) {
-      // Each value is a lowering (about a second): the default's neighbours by factors of 2.
-      for (int64_t x = std::max<int64_t>(1, chosen / 4); x <= chosen * 4; x *= 2)
-        if (x >= k.min && x <= k.max && (k.tiles.empty() || x <= r.shape.at(k.tiles))) v.insert(x);
-      v.insert(chosen);
-      out[k.name] = std::vector<int64_t>(v.begin(), v.end());
-      continue;
-    }
     const int64_t top = k.tiles.empty() ? std::min<int64_t>(k.max, chosen * 64) : std::min(k.max, r.shape.at(k.tiles));
     for (int64_t p = 1; p <= top; p *= 2) {
       v.insert(p);
@@ -35,7 +27,7 @@ std::map<std::string, std::vector<int64_t>> knob_values(const ResolvedRequest& r
     for (int64_t x = chosen; x >= k.min && x > 0; x /= 2) v.insert(x);
     std::vector<int64_t> in_range;
     for (int64_t x : v)
-      if (x >= k.min && x <= k.max) in_range.push_back(x);
+      if (x >= k.min && x <= k.max && x % k.multiple_of == 0) in_range.push_back(x);
     out[k.name] = in_range;
   }
   out["double_buffer"] = {0, 1};

@@ -39,10 +39,10 @@ struct TuneResult {
   double seconds = 0;
 };
 
-// The knob values the search tries: for a knob that tiles a dim, powers of two and three
-// times powers of two up to the dim, the dim itself and the default's value; for
-// double_buffer 0 and 1; for a compile_time knob (a lowering per value) the default times
-// 1/4 … 4 in factors of 2; otherwise the default and its doublings and halvings in range.
+// The knob values the search tries: powers of two and three times powers of two up to a
+// top (the dim the knob tiles, else 64 × the default), the top, the default and its
+// halvings, only those in the knob's range that are multiples of its multiple_of; for
+// double_buffer 0 and 1.
 std::map<std::string, std::vector<int64_t>> knob_values(const ResolvedRequest& r);
 
 // std::invalid_argument for a bad request (as analyse_op).
