@@ -174,10 +174,13 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
   return out;
 }
 
-Call bind_call(const OpSpec& op, const std::string& target,
-               const std::map<std::string, TensorView>& tensors,
-               const std::map<std::string, std::string>& params) {
-  Call call;
+void check_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t) {
+  std::map<std::string, int64_t> dims;
+  std::map<std::string, std::string> bound_by;
+  bind_tensor(op, spec, t, dims, bound_by);
+}
+
+void bind_target(const OpSpec& op, const std::string& target, Call& call) {
   call.op = &op;
   const size_t colon = target.find(':');
   call.target = target.substr(0, colon);
@@ -193,6 +196,13 @@ Call bind_call(const OpSpec& op, const std::string& target,
   } else if (!call.tier.empty() && call.target != "cpu") {
     fail(Errc::invalid_argument, "target " + target + ": only the cpu target takes a tier");
   }
+}
+
+Call bind_call(const OpSpec& op, const std::string& target,
+               const std::map<std::string, TensorView>& tensors,
+               const std::map<std::string, std::string>& params) {
+  Call call;
+  bind_target(op, target, call);
 
   for (const auto& [name, t] : tensors) {
     if (t.memory != TensorView::Memory::cuda) continue;

@@ -28,6 +28,14 @@ Call bind_call(const OpSpec& op, const std::string& target,
                const std::map<std::string, TensorView>& tensors,
                const std::map<std::string, std::string>& params);
 
+// The target part of bind_call: call.target, tier and arch from "cpu:avx2",
+// "npu-sim:edge-6tops", ...; an error when the op has no kernel for it.
+void bind_target(const OpSpec& op, const std::string& target, Call& call);
+
+// One tensor against its spec alone (null data, dtype, rank, contiguity, dimension ranges),
+// with bind_call's messages: a prepared op's constant, checked once.
+void check_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t);
+
 // Runs the op's kernel for call.target.
 void run_call(const Call& call);
 

@@ -1,50 +1,28 @@
-// The C ABI (include/npukit/npukit.h) over the registry: DLTensor → TensorView, and every
-// C++ error turned into a status and a thread-local message.
+// The C ABI (include/npukit/npukit.h) over the registry: DLTensor → TensorView, prepared
+// ops (runtime/prepared_op.h), and every C++ error turned into a status and a thread-local
+// message.
 #include <exception>
 #include <map>
 #include <string>
 
 #include "npukit/npukit.h"
 #include "runtime/bind.h"
+#include "runtime/dlpack_view.h"
 #include "runtime/error.h"
+#include "runtime/prepared_op.h"
 #include "runtime/registry.h"
+#include "runtime/text.h"
+
+struct npukit_op {
+  npukit_op(const npukit::OpSpec& op, const std::string& target, std::map<std::string, std::string> params)
+      : prepared(op, target, std::move(params)) {}
+  npukit::PreparedOp prepared;
+};
 
 namespace npukit {
 namespace {
 
 thread_local std::string last_error;
-
-DType dtype_of(const DLDataType& t, const std::string& name) {
-  if (t.lanes != 1) fail(Errc::invalid_argument, "tensor " + name + ": lanes = " + std::to_string(t.lanes) + ": must be 1");
-  if (t.code == kDLFloat && t.bits == 32) return DType::float32;
-  if (t.code == kDLFloat && t.bits == 16) return DType::float16;
-  if (t.code == kDLFloat && t.bits == 64) return DType::float64;
-  if (t.code == kDLInt && t.bits == 8) return DType::int8;
-  if (t.code == kDLInt && t.bits == 32) return DType::int32;
-  if (t.code == kDLInt && t.bits == 64) return DType::int64;
-  if (t.code == kDLUInt && t.bits == 8) return DType::uint8;
-  fail(Errc::invalid_argument, "tensor " + name + ": DLPack dtype (code " + std::to_string(t.code) + ", bits " +
-                                   std::to_string(t.bits) + ") is not one npukit knows");
-}
-
-TensorView view_of(const npukit_tensor& arg, size_t index) {
-  if (arg.name == nullptr) fail(Errc::invalid_argument, "tensors[" + std::to_string(index) + "].name is NULL");
-  const std::string name = arg.name;
-  if (arg.tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
-  const DLTensor& t = *arg.tensor;
-  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDA) {
-    fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(t.device.device_type) +
-                                ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
-  }
-  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
-  TensorView v;
-  v.dtype = dtype_of(t.dtype, name);
-  if (t.device.device_type == kDLCUDA) v.memory = TensorView::Memory::cuda;
-  v.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
-  v.shape.assign(t.shape, t.shape + t.ndim);
-  if (t.strides != nullptr) v.strides.assign(t.strides, t.strides + t.ndim);
-  return v;
-}
 
 npukit_status status_of(Errc code) {
   switch (code) {
@@ -56,37 +34,12 @@ npukit_status status_of(Errc code) {
   return NPUKIT_INTERNAL;
 }
 
-}  // namespace
-}  // namespace npukit
-
-extern "C" {
-
-__attribute__((visibility("default"))) npukit_status npukit_run(const char* op, const char* target,
-                                                                const npukit_tensor* tensors, size_t n_tensors,
-                                                                const npukit_param* params, size_t n_params) {
-  using namespace npukit;
+// Runs `f`, turning whatever it throws into a status and this thread's message.
+template <class F>
+npukit_status guarded(F&& f) {
   last_error.clear();
   try {
-    if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
-    if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
-    if (n_params > 0 && params == nullptr) fail(Errc::invalid_argument, "params is NULL but n_params > 0");
-    std::map<std::string, TensorView> views;
-    for (size_t i = 0; i < n_tensors; ++i) {
-      TensorView v = view_of(tensors[i], i);
-      if (!views.emplace(tensors[i].name, std::move(v)).second) {
-        fail(Errc::invalid_argument, std::string("tensor ") + tensors[i].name + " given twice");
-      }
-    }
-    std::map<std::string, std::string> values;
-    for (size_t i = 0; i < n_params; ++i) {
-      if (params[i].name == nullptr || params[i].value == nullptr) {
-        fail(Errc::invalid_argument, "params[" + std::to_string(i) + "] has a NULL name or value");
-      }
-      if (!values.emplace(params[i].name, params[i].value).second) {
-        fail(Errc::invalid_argument, std::string("parameter ") + params[i].name + " given twice");
-      }
-    }
-    run_call(bind_call(find_op(op), target ? target : "cpu", views, values));
+    f();
     return NPUKIT_OK;
   } catch (const Error& e) {
     last_error = e.what();
@@ -100,15 +53,147 @@ __attribute__((visibility("default"))) npukit_status npukit_run(const char* op, 
   }
 }
 
-__attribute__((visibility("default"))) const char* npukit_last_error(void) { return npukit::last_error.c_str(); }
+std::map<std::string, std::string> param_texts(const npukit_param* params, size_t n_params) {
+  if (n_params > 0 && params == nullptr) fail(Errc::invalid_argument, "params is NULL but n_params > 0");
+  std::map<std::string, std::string> values;
+  for (size_t i = 0; i < n_params; ++i) {
+    if (params[i].name == nullptr || params[i].value == nullptr) {
+      fail(Errc::invalid_argument, "params[" + std::to_string(i) + "] has a NULL name or value");
+    }
+    if (!values.emplace(params[i].name, params[i].value).second) {
+      fail(Errc::invalid_argument, std::string("parameter ") + params[i].name + " given twice");
+    }
+  }
+  return values;
+}
 
-__attribute__((visibility("default"))) size_t npukit_op_count(void) { return npukit::all_ops().size(); }
+std::map<std::string, TensorView> tensor_views(const npukit_tensor* tensors, size_t n_tensors) {
+  if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
+  std::map<std::string, TensorView> views;
+  for (size_t i = 0; i < n_tensors; ++i) {
+    if (tensors[i].name == nullptr) fail(Errc::invalid_argument, "tensors[" + std::to_string(i) + "].name is NULL");
+    TensorView v = view_of(tensors[i].tensor, tensors[i].name);
+    if (!views.emplace(tensors[i].name, std::move(v)).second) {
+      fail(Errc::invalid_argument, std::string("tensor ") + tensors[i].name + " given twice");
+    }
+  }
+  return views;
+}
 
-__attribute__((visibility("default"))) const char* npukit_op_name(size_t index) {
+// Every check npukit_run made before it became create + run + destroy, in its order
+// (tensors, parameters, op, binding): its first error is the one npukit_run reports.
+void check_as_npukit_run(const char* op, const char* target, const npukit_tensor* tensors, size_t n_tensors,
+                         const npukit_param* params, size_t n_params) {
+  if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
+  if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
+  if (n_params > 0 && params == nullptr) fail(Errc::invalid_argument, "params is NULL but n_params > 0");
+  const auto views = tensor_views(tensors, n_tensors);
+  const auto values = param_texts(params, n_params);
+  bind_call(find_op(op), target ? target : "cpu", views, values);
+}
+
+npukit_op* create(const char* op, const char* target, const npukit_param* params, size_t n_params) {
+  if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
+  auto values = param_texts(params, n_params);
+  return new npukit_op(find_op(op), target ? target : "cpu", std::move(values));
+}
+
+void run_named(const npukit_op* op, const npukit_tensor* tensors, size_t n_tensors) {
+  if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
+  if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
+  const PreparedOp& p = op->prepared;
+  const DLTensor* slots[PreparedOp::kMaxTensors] = {};
+  uint32_t seen = 0;
+  bool named_ok = n_tensors <= PreparedOp::kMaxTensors;
+  for (size_t i = 0; named_ok && i < n_tensors; ++i) {
+    const int s = tensors[i].name ? p.slot_of(tensors[i].name) : -1;
+    // Unknown, repeated or NULL: bind_call says which, with its message.
+    named_ok = s >= 0 && !((seen >> s) & 1u) && tensors[i].tensor != nullptr;
+    if (!named_ok) break;
+    seen |= 1u << s;
+    slots[s] = tensors[i].tensor;
+  }
+  if (!named_ok) {
+    run_call(p.bind(tensor_views(tensors, n_tensors)));
+    return;
+  }
+  p.run(slots);
+}
+
+}  // namespace
+}  // namespace npukit
+
+extern "C" {
+
+#define NPUKIT_EXPORT __attribute__((visibility("default")))
+
+NPUKIT_EXPORT npukit_status npukit_run(const char* op, const char* target, const npukit_tensor* tensors,
+                                       size_t n_tensors, const npukit_param* params, size_t n_params) {
+  using namespace npukit;
+  const npukit_status status = guarded([&] {
+    npukit_op* prepared = create(op, target, params, n_params);
+    struct Destroy {
+      npukit_op* p;
+      ~Destroy() { delete p; }
+    } destroy{prepared};
+    run_named(prepared, tensors, n_tensors);
+  });
+  if (status == NPUKIT_OK) return status;
+  // A call with several faults: report the one npukit_run has always reported first.
+  const std::string prepared_error = last_error;
+  const npukit_status first = guarded([&] { check_as_npukit_run(op, target, tensors, n_tensors, params, n_params); });
+  if (first != NPUKIT_OK) return first;
+  last_error = prepared_error;  // valid input, failed in the kernel
+  return status;
+}
+
+NPUKIT_EXPORT npukit_op* npukit_op_create(const char* op, const char* target, const npukit_param* params,
+                                          size_t n_params) {
+  npukit_op* created = nullptr;
+  npukit::guarded([&] { created = npukit::create(op, target, params, n_params); });
+  return created;
+}
+
+NPUKIT_EXPORT npukit_status npukit_op_set_constant(npukit_op* op, const char* name, const DLTensor* tensor) {
+  return npukit::guarded([&] {
+    if (op == nullptr) npukit::fail(npukit::Errc::invalid_argument, "op is NULL");
+    op->prepared.set_constant(name, tensor);
+  });
+}
+
+NPUKIT_EXPORT npukit_status npukit_op_run(npukit_op* op, const npukit_tensor* tensors, size_t n_tensors) {
+  return npukit::guarded([&] { npukit::run_named(op, tensors, n_tensors); });
+}
+
+NPUKIT_EXPORT npukit_status npukit_op_run_positional(npukit_op* op, const DLTensor* const* tensors, size_t n_tensors) {
+  using namespace npukit;
+  return guarded([&] {
+    if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
+    const OpSpec& spec = op->prepared.op();
+    if (tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL");
+    if (n_tensors != spec.tensors.size()) {
+      const std::string list = join_names(spec.tensors, [](const TensorSpec& s) { return s.name; });
+      fail(Errc::invalid_argument, spec.name + ": n_tensors = " + std::to_string(n_tensors) + " but it takes " +
+                                       std::to_string(spec.tensors.size()) + " tensors by position (" + list +
+                                       "; NULL for an absent optional one or a constant)");
+    }
+    op->prepared.run(tensors);
+  });
+}
+
+NPUKIT_EXPORT void npukit_op_destroy(npukit_op* op) { delete op; }
+
+NPUKIT_EXPORT const char* npukit_last_error(void) { return npukit::last_error.c_str(); }
+
+NPUKIT_EXPORT size_t npukit_op_count(void) { return npukit::all_ops().size(); }
+
+NPUKIT_EXPORT const char* npukit_op_name(size_t index) {
   const auto& ops = npukit::all_ops();
   return index < ops.size() ? ops[index]->name.c_str() : nullptr;
 }
 
-__attribute__((visibility("default"))) const char* npukit_version(void) { return "0.1.0"; }
+NPUKIT_EXPORT const char* npukit_version(void) { return "0.1.0"; }
+
+NPUKIT_EXPORT int npukit_abi_version(void) { return NPUKIT_ABI_VERSION; }
 
 }  // extern "C"

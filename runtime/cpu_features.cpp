@@ -2,6 +2,7 @@
 
 #include <cpuid.h>
 
+#include <array>
 #include <cstdint>
 
 namespace npukit {
@@ -92,6 +93,19 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
     if (!has(f, req)) missing.push_back(req);
   }
   return missing;
+}
+
+bool cpu_runs_tier(std::string_view tier) {
+  static const char* const known[] = {"sse41", "avx2", "avx512", "avx512_vnni"};
+  static const auto runs = [] {
+    std::array<bool, 4> r{};
+    for (size_t i = 0; i < r.size(); ++i) r[i] = missing_for_tier(cpu_features(), known[i]).empty();
+    return r;
+  }();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (tier == known[i]) return runs[i];
+  }
+  return missing_for_tier(cpu_features(), tier).empty();
 }
 
 std::string halide_cpu_target(const CpuFeatures& f) {

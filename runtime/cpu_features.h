@@ -27,6 +27,10 @@ std::vector<std::string> tier_requirements(std::string_view tier);
 // The requirements of `tier` that `f` lacks; empty when the tier runs here.
 std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view tier);
 
+// Whether this machine (cpu_features()) runs `tier`: missing_for_tier's answer, cached for the
+// known tiers so that picking a kernel's tier allocates nothing on each call.
+bool cpu_runs_tier(std::string_view tier);
+
 // The best Halide target string for JIT compilation on this CPU, e.g.
 // "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake".
 std::string halide_cpu_target(const CpuFeatures& f);

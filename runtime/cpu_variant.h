@@ -23,19 +23,18 @@ struct CpuVariant {
 template <class Fn, size_t N>
 const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], std::string_view kernel,
                                        std::string_view forced) {
-  const CpuFeatures& f = cpu_features();
-  const std::string tiers = join_names(table, [](const CpuVariant<Fn>& v) { return v.tier; });
+  // Every call passes here: the success path allocates nothing (prepared ops promise that).
   for (const CpuVariant<Fn>& v : table) {
     if (!forced.empty() && forced != v.tier) continue;
-    const auto missing = missing_for_tier(f, v.tier);
-    if (missing.empty()) return v;
+    if (cpu_runs_tier(v.tier)) return v;
     if (!forced.empty()) {
       std::string names;
-      for (const auto& m : missing) names += " " + m;
+      for (const auto& m : missing_for_tier(cpu_features(), v.tier)) names += " " + m;
       fail(Errc::unsupported, "kernel " + std::string(kernel) + ": tier '" + std::string(forced) +
                                   "' needs CPU features this machine lacks:" + names);
     }
   }
+  const std::string tiers = join_names(table, [](const CpuVariant<Fn>& v) { return v.tier; });
   if (!forced.empty()) {
     fail(Errc::unsupported, "kernel " + std::string(kernel) + " has no CPU tier '" +
                                 std::string(forced) + "' (it has: " + tiers + ")");

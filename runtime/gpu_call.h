@@ -89,7 +89,7 @@ class GpuCall {
     HalideCallContext ctx;
     int status = variant_.fn(&ctx, std::forward<Args>(args)...);
     if (status == 0) status = buffers_.copy_back(ctx);
-    check_halide_status(status, ctx, std::string(kernel_) + " (" + variant_.family + ")");
+    check_halide_status(status, ctx, kernel_, variant_.family);
   }
 
  private:

@@ -36,35 +36,47 @@ extern "C" void npukit_halide_print(void*, const char*) {
 
 }  // namespace
 
-HalideBuffer::HalideBuffer(const TensorView& t) : dims_(t.shape.size()) {
-  const std::vector<int64_t> strides = t.effective_strides();
+HalideBuffer::HalideBuffer(const TensorView& t) {
   const size_t n = t.shape.size();
+  halide_dimension_t* dims = inline_dims_;
+  if (n > kInlineDims) {
+    heap_dims_.resize(n);
+    dims = heap_dims_.data();
+  }
+  // Compact strides when none are given (effective_strides without its vector).
+  int64_t step = 1;
   for (size_t i = 0; i < n; ++i) {
-    dims_[i].min = 0;
-    dims_[i].extent = static_cast<int32_t>(t.shape[n - 1 - i]);
-    dims_[i].stride = static_cast<int32_t>(strides[n - 1 - i]);
-    dims_[i].flags = 0;
+    const size_t axis = n - 1 - i;
+    dims[i].min = 0;
+    dims[i].extent = static_cast<int32_t>(t.shape[axis]);
+    dims[i].stride = static_cast<int32_t>(t.strides.empty() ? step : t.strides[axis]);
+    dims[i].flags = 0;
+    step *= t.shape[axis];
   }
   buf_.host = static_cast<uint8_t*>(t.data);
   buf_.type = halide_type(t.dtype);
   buf_.dimensions = static_cast<int32_t>(n);
-  buf_.dim = dims_.data();
+  buf_.dim = dims;
 }
 
 HalideCallContext::HalideCallContext() { install_halide_handlers(); }
 
 void install_halide_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  // A function-local static rather than std::call_once: every kernel call passes here, and
+  // call_once sets thread-locals on each pass.
+  static const bool installed = [] {
     halide_set_error_handler(npukit_halide_error);
     halide_set_custom_print(npukit_halide_print);
-  });
+    return true;
+  }();
+  (void)installed;
 }
 
-void check_halide_status(int status, const HalideCallContext& ctx, const std::string& kernel) {
+void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, const char* variant) {
   if (status == 0) return;
   std::string msg = ctx.error.empty() ? "no message from the Halide runtime" : ctx.error;
-  fail(Errc::kernel_failed, kernel + " failed (Halide status " + std::to_string(status) + "): " + msg);
+  const std::string name = variant ? std::string(kernel) + " (" + variant + ")" : std::string(kernel);
+  fail(Errc::kernel_failed, name + " failed (Halide status " + std::to_string(status) + "): " + msg);
 }
 
 }  // namespace npukit

@@ -13,7 +13,8 @@
 namespace npukit {
 
 // A halide_buffer_t over a TensorView. Halide's dimension 0 is the innermost, so the
-// numpy shape is reversed.
+// numpy shape is reversed. Up to kInlineDims dimensions live inside (no allocation per
+// kernel call); more go to the heap.
 class HalideBuffer {
  public:
   explicit HalideBuffer(const TensorView& t);
@@ -22,8 +23,10 @@ class HalideBuffer {
   halide_buffer_t* get() { return &buf_; }
 
  private:
+  static constexpr size_t kInlineDims = 6;
   halide_buffer_t buf_{};
-  std::vector<halide_dimension_t> dims_;
+  halide_dimension_t inline_dims_[kInlineDims];  // the first buf_.dimensions are set
+  std::vector<halide_dimension_t> heap_dims_;
 };
 
 // Passed as the kernels' user_context: the runtime's error handler appends here, so the
@@ -36,8 +39,9 @@ struct HalideCallContext {
 // Installs npukit's Halide error and print handlers (once per process; idempotent).
 void install_halide_handlers();
 
-// Throws Errc::kernel_failed naming the kernel when `status` is nonzero.
-void check_halide_status(int status, const HalideCallContext& ctx, const std::string& kernel);
+// Throws Errc::kernel_failed naming the kernel (and its tier or family, when given) when
+// `status` is nonzero; the name is put together only then.
+void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, const char* variant = nullptr);
 
 // Calls the best tier of `table` this CPU runs (or `tier`), with a fresh error context as
 // the user_context and `args` after it; a Halide error becomes npukit::Error.
@@ -46,7 +50,7 @@ void call_cpu_kernel(const Table& table, const char* kernel, std::string_view ti
   const auto& variant = pick_cpu_variant(table, kernel, tier);
   HalideCallContext ctx;
   const int status = variant.fn(&ctx, std::forward<Args>(args)...);
-  check_halide_status(status, ctx, std::string(kernel) + " (" + variant.tier + ")");
+  check_halide_status(status, ctx, kernel, variant.tier);
 }
 
 }  // namespace npukit

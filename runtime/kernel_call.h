@@ -4,7 +4,8 @@
 // with a GPU table (runtime/gpu_call.h) they are copied to the device and back.
 #pragma once
 
-#include <deque>
+#include <array>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -15,14 +16,16 @@
 
 namespace npukit {
 
+// They refer to the tensors (a TensorView copy would allocate its shape on every call); a
+// braced temporary, In{{data, dtype, {n}, {}}}, lives as long as the In that holds it.
 struct In {
-  TensorView t;
+  const TensorView& t;
 };
 struct Out {
-  TensorView t;
+  const TensorView& t;
 };
 struct InOut {
-  TensorView t;
+  const TensorView& t;
 };
 
 template <class A>
@@ -30,11 +33,14 @@ inline constexpr bool is_tensor_arg = std::is_same_v<A, In> || std::is_same_v<A,
 
 template <class Fn, size_t N, class... Args>
 void call_kernel(const CpuVariant<Fn> (&table)[N], const char* kernel, const Call& call, Args&&... args) {
-  std::deque<HalideBuffer> buffers;  // stable addresses for the halide_buffer_t pointers
+  // On the stack, one per tensor argument: stable addresses for the halide_buffer_t pointers.
+  constexpr size_t kTensors = (size_t(0) + ... + size_t(is_tensor_arg<std::decay_t<Args>>));
+  std::array<std::optional<HalideBuffer>, kTensors> buffers;
+  size_t next = 0;
   auto lower = [&](auto&& a) -> decltype(auto) {
     using A = std::decay_t<decltype(a)>;
     if constexpr (is_tensor_arg<A>) {
-      return buffers.emplace_back(a.t).get();
+      return buffers[next++].emplace(a.t).get();
     } else {
       return std::forward<decltype(a)>(a);
     }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,15 @@ struct TensorSpec {
 
 struct OpSpec;
 
+// A constant input packed once by a prepared op (npukit_op_set_constant): `value` is what
+// the kernel reads instead of the tensor; `bytes` is memory of the op's own, at least the
+// tensor's size, that stands for the tensor in validation (overlap checks; never read).
+struct PackedConstant {
+  std::shared_ptr<const void> value;
+  const void* bytes = nullptr;
+};
+using PackedConstants = std::map<std::string, PackedConstant>;
+
 // A validated invocation: every tensor present with the right shape and dtype, every
 // parameter resolved and in range, and the named dimensions bound to numbers.
 struct Call {
@@ -52,9 +62,18 @@ struct Call {
   std::map<std::string, TensorView> tensors;
   Params params;
   std::map<std::string, int64_t> dims;
+  const PackedConstants* packed = nullptr;  // a prepared op's constants, by tensor name
 
   const TensorView& tensor(const std::string& name) const;
   int64_t dim(const std::string& name) const;
+  // The packed form of constant `name` as the op's OpSpec::constants packer made it, or
+  // nullptr when the caller passed the tensor itself (the kernel packs it then).
+  template <class T>
+  const T* packed_constant(const std::string& name) const {
+    if (packed == nullptr) return nullptr;
+    auto it = packed->find(name);
+    return it == packed->end() ? nullptr : static_cast<const T*>(it->second.value.get());
+  }
 };
 
 using KernelFn = std::function<void(const Call&)>;
@@ -84,6 +103,9 @@ struct OpSpec {
   // Its gpu-cuda kernel takes CUDA device tensors without copies: neither its check nor its
   // kernel reads tensor data on the host (packing weights, checking positions).
   bool cuda_tensors = false;
+  // Inputs a prepared op may hold constant (weights), each with the packing step the kernel
+  // would otherwise repeat on every call; it gets a tensor already checked against its spec.
+  std::map<std::string, std::function<PackedConstant(const TensorView&)>> constants;
   GateHooks gate;
 
   const TensorSpec& tensor(const std::string& name) const;

@@ -18,7 +18,8 @@ struct QkvInt8Weights {
 };
 
 // Packs a bound call's int8 w_qkv and w_o and copies their scales (one pass over every
-// weight: keep the result for as long as the weights do not change).
+// weight: keep the result for as long as the weights do not change). A prepared op's
+// constants (Call::packed_constant) are taken as they are.
 QkvInt8Weights pack_qkv_int8_weights(const Call& call);
 
 // Runs `call` (bound to the qkv_attention op with int8 weights: its shapes, parameters,

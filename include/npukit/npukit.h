@@ -8,6 +8,10 @@
 #include <dlpack/dlpack.h>
 #include <stddef.h>
 
+/* The version of this interface: a host compiled against it checks that the library it
+ * loaded has the same (npukit_abi_version()). Version 1 added prepared ops. */
+#define NPUKIT_ABI_VERSION 1
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,9 +39,32 @@ typedef struct {
 } npukit_param;
 
 /* Runs `op` on `target` ("cpu", or "cpu:<tier>"; NULL means "cpu"). Outputs are written
- * into the tensors given for them, which must already have the right shape and dtype. */
+ * into the tensors given for them, which must already have the right shape and dtype.
+ * The same as npukit_op_create + npukit_op_run + npukit_op_destroy. */
 npukit_status npukit_run(const char* op, const char* target, const npukit_tensor* tensors, size_t n_tensors,
                          const npukit_param* params, size_t n_params);
+
+/* A prepared op: `op` on `target` with its parameters parsed and checked once and its
+ * kernel chosen once; each run checks only the tensors (presence, shape, dtype, pointers,
+ * overlap), allocates nothing and parses no text. NULL on an error (npukit_last_error). */
+typedef struct npukit_op npukit_op;
+npukit_op* npukit_op_create(const char* op, const char* target, const npukit_param* params, size_t n_params);
+
+/* Packs input `name` (int8_gemm's "w") once; later runs reuse the packed copy, so changing
+ * the tensor's data afterwards has no effect until this is called again. Runs must then
+ * pass no tensor for it (NULL at its position): passing one is NPUKIT_INVALID_ARGUMENT.
+ * Not concurrently with runs of the same op. */
+npukit_status npukit_op_set_constant(npukit_op* op, const char* name, const DLTensor* tensor);
+
+/* Runs on tensors by name, as npukit_run takes them. Several threads may run the same op at
+ * once (on different outputs). */
+npukit_status npukit_op_run(npukit_op* op, const npukit_tensor* tensors, size_t n_tensors);
+
+/* Runs on tensors by position, in the order `npukit list` shows the op's tensors: n_tensors
+ * is their number, and an absent optional tensor or a constant is NULL. */
+npukit_status npukit_op_run_positional(npukit_op* op, const DLTensor* const* tensors, size_t n_tensors);
+
+void npukit_op_destroy(npukit_op* op); /* NULL is fine; not while a run is in flight */
 
 /* The message of the last call on this thread that did not return NPUKIT_OK ("" if none).
  * Valid until the next npukit call on this thread. */
@@ -48,6 +75,7 @@ size_t npukit_op_count(void);
 const char* npukit_op_name(size_t index); /* NULL when index >= npukit_op_count() */
 
 const char* npukit_version(void);
+int npukit_abi_version(void); /* NPUKIT_ABI_VERSION of the library loaded */
 
 #ifdef __cplusplus
 }

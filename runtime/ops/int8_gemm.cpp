@@ -99,7 +99,14 @@ template <bool Gpu>
 void int8_gemm_run(const Call& call) {
   const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
   const TensorView& a = call.tensor("a");
-  const layouts::PackedInt8Weights w = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
+  // A prepared op packed w once (npukit_op_set_constant); a plain call packs it here.
+  layouts::PackedInt8Weights packed_here;
+  const layouts::PackedInt8Weights* packed = call.packed_constant<layouts::PackedInt8Weights>("w");
+  if (packed == nullptr) {
+    packed_here = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
+    packed = &packed_here;
+  }
+  const layouts::PackedInt8Weights& w = *packed;
   const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
   const std::string out = call.params.choice("out");
   const TensorView& y = call.tensor("y");
@@ -182,6 +189,11 @@ OpSpec make_spec() {
        "out=int8: gemmlowp fixed-point multiplier, or ONNX QLinearMatMul fp32 scale with ties to even"},
   };
   op.check = check;
+  op.constants["w"] = [](const TensorView& t) {
+    auto w = std::make_shared<const layouts::PackedInt8Weights>(
+        layouts::pack_int8_weights(static_cast<const int8_t*>(t.data), t.shape.at(0), t.shape.at(1)));
+    return PackedConstant{w, w->bytes()};
+  };
   op.kernels = {{"cpu", int8_gemm_run<false>}, {"gpu-opencl", int8_gemm_run<true>}, {"gpu-cuda", int8_gemm_run<true>}};
   op.cpu_tiers = {"avx512_vnni", "avx2", "sse41"};
   op.gate.dtypes = {DType::int32, DType::float32, DType::float16, DType::int8};

@@ -284,14 +284,26 @@ void qkv_int8_run(const Call& call, const QkvInt8Weights& w);
 
 }  // namespace
 
+namespace {
+
+// A prepared op's packed copy of int8 weight `name` (a copy of its handle and channel sums,
+// not of the weights), else the call's tensor packed now.
+layouts::PackedInt8Weights packed_or_pack(const Call& call, const char* name) {
+  if (const auto* p = call.packed_constant<layouts::PackedInt8Weights>(name)) return *p;
+  const TensorView& t = call.tensor(name);
+  return layouts::pack_int8_weights(static_cast<const int8_t*>(t.data), t.shape.at(0), t.shape.at(1));
+}
+
+}  // namespace
+
 QkvInt8Weights pack_qkv_int8_weights(const Call& call) {
   const TensorView &wq = call.tensor("w_qkv"), &wo = call.tensor("w_o");
   if (wq.dtype != DType::int8 || wo.dtype != DType::int8) {
     fail(Errc::invalid_argument, "qkv_attention: pack_qkv_int8_weights needs int8 w_qkv and w_o");
   }
   QkvInt8Weights w;
-  w.w_qkv = layouts::pack_int8_weights(static_cast<const int8_t*>(wq.data), wq.shape.at(0), wq.shape.at(1));
-  w.w_o = layouts::pack_int8_weights(static_cast<const int8_t*>(wo.data), wo.shape.at(0), wo.shape.at(1));
+  w.w_qkv = packed_or_pack(call, "w_qkv");
+  w.w_o = packed_or_pack(call, "w_o");
   const TensorView &sq = call.tensor("w_qkv_scale"), &so = call.tensor("w_o_scale");
   const auto* sqp = static_cast<const float*>(sq.data);
   const auto* sop = static_cast<const float*>(so.data);
@@ -432,6 +444,21 @@ OpSpec make_spec() {
        "RoPE pairs (2i, 2i+1) as GPT-J / Meta Llama, or (i, i + head_dim/2) as GPT-NeoX / Hugging Face"},
   };
   op.check = check;
+  // Int8 weights have a packing step (VNNI layout and channel sums) worth keeping; float
+  // weights are read as they are, so there is nothing to keep for them.
+  for (const char* weight : {"w_qkv", "w_o"}) {
+    op.constants[weight] = [weight](const TensorView& t) {
+      if (t.dtype != DType::int8) {
+        fail(Errc::invalid_argument, "qkv_attention: constant " + std::string(weight) + " is " +
+                                         std::string(dtype_name(t.dtype)) +
+                                         ": only int8 weights are packed (float weights are read as they are; pass "
+                                         "them to each run)");
+      }
+      auto w = std::make_shared<const layouts::PackedInt8Weights>(
+          layouts::pack_int8_weights(static_cast<const int8_t*>(t.data), t.shape.at(0), t.shape.at(1)));
+      return PackedConstant{w, w->bytes()};
+    };
+  }
   op.kernels = {{"cpu", qkv_attention_run<false>}, {"gpu-opencl", qkv_attention_run<true>}, {"gpu-cuda", qkv_attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   op.gate.dtypes = floats;

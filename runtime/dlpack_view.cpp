@@ -1,0 +1,44 @@
+#include "runtime/dlpack_view.h"
+
+#include "runtime/error.h"
+
+namespace npukit {
+
+std::optional<DType> dtype_of(const DLDataType& t) {
+  if (t.lanes != 1) return std::nullopt;
+  if (t.code == kDLFloat && t.bits == 32) return DType::float32;
+  if (t.code == kDLFloat && t.bits == 16) return DType::float16;
+  if (t.code == kDLFloat && t.bits == 64) return DType::float64;
+  if (t.code == kDLInt && t.bits == 8) return DType::int8;
+  if (t.code == kDLInt && t.bits == 32) return DType::int32;
+  if (t.code == kDLInt && t.bits == 64) return DType::int64;
+  if (t.code == kDLUInt && t.bits == 8) return DType::uint8;
+  return std::nullopt;
+}
+
+TensorView view_of(const DLTensor* tensor, const std::string& name) {
+  if (tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
+  const DLTensor& t = *tensor;
+  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDA) {
+    fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(t.device.device_type) +
+                                ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
+  }
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
+  TensorView v;
+  if (t.dtype.lanes != 1) {
+    fail(Errc::invalid_argument, "tensor " + name + ": lanes = " + std::to_string(t.dtype.lanes) + ": must be 1");
+  }
+  const std::optional<DType> dtype = dtype_of(t.dtype);
+  if (!dtype) {
+    fail(Errc::invalid_argument, "tensor " + name + ": DLPack dtype (code " + std::to_string(t.dtype.code) +
+                                     ", bits " + std::to_string(t.dtype.bits) + ") is not one npukit knows");
+  }
+  v.dtype = *dtype;
+  if (t.device.device_type == kDLCUDA) v.memory = TensorView::Memory::cuda;
+  v.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
+  v.shape.assign(t.shape, t.shape + t.ndim);
+  if (t.strides != nullptr) v.strides.assign(t.strides, t.strides + t.ndim);
+  return v;
+}
+
+}  // namespace npukit

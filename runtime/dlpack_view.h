@@ -1,0 +1,21 @@
+// DLPack tensors as the C ABI receives them: DLTensor → TensorView with the checks and
+// messages every entry point shares, and the DType of a DLPack dtype.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <optional>
+#include <string>
+
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+// The npukit dtype of a DLPack dtype with lanes = 1, or nullopt.
+std::optional<DType> dtype_of(const DLDataType& t);
+
+// `t` (the tensor called `name`) as a TensorView; an error names the tensor and the rule
+// (NULL pointer, device, shape, dtype).
+TensorView view_of(const DLTensor* t, const std::string& name);
+
+}  // namespace npukit
