@@ -269,7 +269,7 @@ TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
   for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
   for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
   struct Out {
-    Tensor<float> k{{1, 6, 4}, kF32, 0.5f}, v{{1, 6, 4}, kF32, -0.5f}, y{{1, 8}, kF32, -1.0f};
+    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
   } ref, prepared;
   const npukit_param params[] = {{"pos", "3"}};
   const npukit_tensor all[] = {{"x", &x.dl},       {"w_qkv", &wq.dl},      {"w_o", &wo.dl},

@@ -39,7 +39,7 @@ NpuStages qkv_stages(const std::string& dtype, const Shape& shape, const Params&
   const std::string style = params.choice("style");
   NpuStages s;
   auto mid = [&](const std::string& name, DType dt, std::vector<int64_t> dims) {
-    s.intermediates.push_back(NpuIntermediate{name, dt, std::move(dims)});
+    s.intermediates.push_back(NpuIntermediate{name, dt, std::move(dims), {}});
   };
   auto stage = [&](std::string label, std::string op, const NpuSchedule* sched, std::string dt, Shape sh,
                    std::map<std::string, std::string> ps, std::map<std::string, NpuView> ts) {
