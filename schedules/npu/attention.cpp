@@ -213,8 +213,9 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
         .split(a.s, sb, si, block, TailStrategy::RoundUp)
         .reorder(prefill ? std::vector<VarOrRVar>{rdi, a.ri, si, a.ro, a.t, sb}
                          : std::vector<VarOrRVar>{rdi, a.ri, si, sb, a.ro});
-    // A prefill computes the lanes per token (a block's for every token would not fit).
-    dot_lanes.compute_at(prefill ? LoopLevel(a.dot, a.t) : LoopLevel(a.dot, sb))
+    // The lanes per position (a block's would take lanes × 4 heads × block × 4 B of the
+    // vector buffer, which the chooser would have to leave room for).
+    dot_lanes.compute_at(LoopLevel(a.dot, si))
         .reorder_storage(storage({u, a.ri, a.s, a.ro}, {a.g}))
         .vectorize(u);
     dot_lanes.update().reorder(u, rdo, a.ri, a.s).vectorize(u);
