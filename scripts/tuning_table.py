@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Prints docs/simulator/tuning.md's table: for every op with an NPU schedule, at its decode
 and prefill shapes on the given presets, `npukit tune`'s best setting against the schedule's
-own choice. Usage: scripts/tuning_table.py build/tools/npukit [--budget-s S] [--strict] [PRESET ...]"""
+own choice. Usage: scripts/tuning_table.py build/tools/npukit [--budget-s S] [--strict] [--op OP] [PRESET ...]"""
 import json
 import re
 import subprocess
@@ -25,16 +25,20 @@ def npu_ops(npukit):
 def main():
     args = sys.argv[1:]
     npukit, budget = args.pop(0), "10"
-    strict = []
-    while args[:1] in (["--budget-s"], ["--strict"]):
+    strict, only = [], []
+    while args[:1] in (["--budget-s"], ["--strict"], ["--op"]):
         if args[0] == "--strict":
             strict, args = ["--strict"], args[1:]
+        elif args[0] == "--op":
+            only, args = only + [args[1]], args[2:]
         else:
             budget, args = args[1], args[2:]
     presets = args or ["edge-6tops", "ascend-910b-like", "gemmini-default", "vta-default"]
     print("| op | phase | shape | preset | default cycles | tuned cycles | default / tuned | tuned knobs | evaluated |")
     print("|---|---|---|---|---:|---:|---:|---|---:|")
     for op, decode, prefill in npu_ops(npukit):
+        if only and op not in only:
+            continue
         for phase, shape in (("decode", decode), ("prefill", prefill)):
             for preset in presets:
                 r = subprocess.run([npukit, "tune", "--op", op, "--arch", preset, "--shape", shape, "--budget-s", budget,
