@@ -3,7 +3,8 @@
 usage: install_check.py <cmake> <build dir> <mode>
   cmake      build and run tests/consumer with find_package(npukit 0.2 REQUIRED)
   pkgconfig  build tests/consumer/main.c with cc $(pkg-config --cflags --libs npukit), run it
-  exports    libnpukit.so exports only npukit_* and links no libHalide/libLLVM; the CLI runs
+  exports    libnpukit.so exports only npukit_*, holds no golden code and links no
+             libHalide/libLLVM; the installed CLI runs
 
 Each mode installs into its own temporary prefix, then moves the tree elsewhere before
 using it, so a file that kept an absolute path to the prefix or the build fails here.
@@ -99,6 +100,10 @@ def check_exports(prefix):
     foreign = [n for n in names if not n.startswith("npukit_")]
     if foreign or not names:
         sys.exit(f"libnpukit.so exports {foreign or 'nothing'}; only npukit_* may be")
+    # Hidden symbols too: the gate's golden code belongs in the gate library, not here.
+    golden = [line for line in output(["nm", "-C", lib]).splitlines() if "golden::" in line]
+    if golden:
+        sys.exit(f"libnpukit.so carries {len(golden)} golden:: symbols, e.g. {golden[0]}")
     needed = output(["readelf", "-d", lib])
     for line in needed.splitlines():
         if "(NEEDED)" in line and ("libHalide" in line or "libLLVM" in line):
