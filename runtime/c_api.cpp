@@ -192,7 +192,8 @@ NPUKIT_EXPORT const char* npukit_op_name(size_t index) {
   return index < ops.size() ? ops[index]->name.c_str() : nullptr;
 }
 
-NPUKIT_EXPORT const char* npukit_version(void) { return "0.1.0"; }
+// The project's version (CMakeLists.txt's project()), the one the package files carry.
+NPUKIT_EXPORT const char* npukit_version(void) { return NPUKIT_VERSION; }
 
 NPUKIT_EXPORT int npukit_abi_version(void) { return NPUKIT_ABI_VERSION; }
 

@@ -1,7 +1,8 @@
 // The one description of an operator that every tool reads: its tensors and named
-// dimensions, its parameters, its kernels per target and, for the gate, its golden
-// reference, input classes, tolerances and NaN/Inf contract. Adding an operator means
-// adding an algorithm, schedules, a golden and one of these entries (runtime/ops/).
+// dimensions, its parameters and its kernels per target. What the gate checks it against
+// (golden reference, input classes, tolerances, NaN/Inf contract) is in the gate library,
+// keyed by op name (tools/gate/gate_hooks.h). Adding an operator means adding an
+// algorithm, schedules, a golden, one of these entries (runtime/ops/) and its gate hooks.
 #pragma once
 
 #include <functional>
@@ -11,8 +12,6 @@
 #include <string_view>
 #include <vector>
 
-#include "golden/cases.h"
-#include "golden/tolerance.h"
 #include "npukit/dtype.h"
 #include "runtime/params.h"
 #include "runtime/tensor.h"
@@ -78,19 +77,6 @@ struct Call {
 
 using KernelFn = std::function<void(const Call&)>;
 
-struct GateHooks {
-  std::vector<DType> dtypes;  // storage types the gate covers
-  // The cases of one input class for one dtype (golden/<op>_cases.cpp).
-  std::function<std::vector<golden::Case>(std::string_view input_class, DType)> cases;
-  // Expected outputs in double, before rounding to the output dtype, keyed by output name;
-  // inout tensors too, with their contents after the call.
-  std::function<std::map<std::string, std::vector<double>>(const golden::Case&)> reference;
-  // The tolerance of one output of one case: the case is there for ops whose error bound
-  // scales with the inputs' magnitude rather than the output's.
-  std::function<golden::Tolerance(const golden::Case&, const std::string& output, DType)> tolerance;
-  std::string nan_contract;  // one paragraph, printed by `npukit list --op`
-};
-
 struct OpSpec {
   std::string name;
   std::string summary;
@@ -106,7 +92,6 @@ struct OpSpec {
   // Inputs a prepared op may hold constant (weights), each with the packing step the kernel
   // would otherwise repeat on every call; it gets a tensor already checked against its spec.
   std::map<std::string, std::function<PackedConstant(const TensorView&)>> constants;
-  GateHooks gate;
 
   const TensorSpec& tensor(const std::string& name) const;
 };

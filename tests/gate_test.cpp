@@ -176,13 +176,29 @@ TEST(Gate, MostlyZeroCaseIsMistrusted) {
     float* y = static_cast<float*>(c.tensor("y").data);
     for (int64_t i = 0; i < c.tensor("y").numel(); ++i) y[i] = 0.0f;
   });
-  op.gate.reference = [](const golden::Case& c) {
+  GateHooks hooks = *gate_hooks("rms_norm");
+  hooks.reference = [](const golden::Case& c) {
     return std::map<std::string, std::vector<double>>{{"y", std::vector<double>(c.inputs.at("x").values.size(), 0.0)}};
   };
-  const auto r = gate_run(op);
+  gate::Options o;
+  o.classes = {"normal"};
+  o.dtypes = {"float32"};
+  o.isolate = false;
+  const auto r = gate::run({gate::GatedOp{&op, &hooks}}, o);
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(r[0].status, golden::Status::mistrusted);
   EXPECT_EQ(gate::exit_code(r), 1);
+}
+
+// The gate finds an op's golden hooks by its name; an op it has none for is refused, not
+// passed for having run nothing.
+TEST(Gate, AnOpWithoutGateHooksIsRefused) {
+  OpSpec op = rms_norm_spec();
+  op.name = "rms_norm_without_hooks";
+  gate::Options o;
+  o.classes = {"normal"};
+  o.isolate = false;
+  EXPECT_THROW(gate::run({&op}, o), Error);
 }
 
 TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {

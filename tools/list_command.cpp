@@ -8,6 +8,7 @@
 #include "schedules/npu/npu_schedule.h"
 #endif
 #include "tools/commands.h"
+#include "tools/gate/gate_hooks.h"
 
 namespace npukit::cli {
 namespace {
@@ -60,10 +61,13 @@ int list(const std::string& only) {
                 << '\n';
     }
 #endif
-    std::vector<std::string> gated;
-    for (DType d : op->gate.dtypes) gated.emplace_back(dtype_name(d));
-    std::cout << "  gated dtypes: " << join(gated) << '\n';
-    std::cout << "  NaN/Inf: " << op->gate.nan_contract << "\n\n";
+    if (const GateHooks* hooks = gate_hooks(op->name)) {
+      std::vector<std::string> gated;
+      for (DType d : hooks->dtypes) gated.emplace_back(dtype_name(d));
+      std::cout << "  gated dtypes: " << join(gated) << '\n';
+      std::cout << "  NaN/Inf: " << hooks->nan_contract << '\n';
+    }
+    std::cout << '\n';
   }
   return 0;
 }

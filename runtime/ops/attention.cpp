@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "golden/attention.h"
-#include "golden/attention_cases.h"
 #include "kernels/attention_decode_f16.h"
 #include "kernels/attention_decode_f16_gpu.h"
 #include "kernels/attention_decode_f16_unmasked.h"
@@ -90,14 +88,6 @@ void attention_run(const Call& call) {
   }
 }
 
-golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype) {
-  // Dot products of length Dh and sums over up to S_max positions in fp32: the reduction
-  // defaults; outputs are convex combinations of v, so relative error is bounded by them.
-  golden::Tolerance t = golden::default_tolerance(dtype, /*reduction=*/true);
-  t.max_zero_ratio = 1.0;  // fully masked rows are zeros on purpose
-  return t;
-}
-
 OpSpec make_spec() {
   OpSpec op;
   op.name = "attention";
@@ -114,16 +104,6 @@ OpSpec make_spec() {
   op.check = check;
   op.kernels = {{"cpu", attention_run<false>}, {"gpu-opencl", attention_run<true>}, {"gpu-cuda", attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
-  op.gate.dtypes = floats;
-  op.gate.cases = golden::attention_cases;
-  op.gate.reference = [](const golden::Case& c) {
-    return std::map<std::string, std::vector<double>>{{"o", golden::attention_reference(c)}};
-  };
-  op.gate.tolerance = tolerance;
-  op.gate.nan_contract =
-      "Query t attends to cache positions 0 ... positions[t] that the mask leaves live; no other position is "
-      "read, so NaN or Inf there never reaches the output. A fully masked row gives 0. A NaN score in a live "
-      "position makes that head's output NaN; a NaN in a live v element reaches that element.";
   return op;
 }
 

@@ -5,8 +5,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "golden/per_token_quant.h"
-#include "golden/per_token_quant_cases.h"
 #include "kernels/quantize_rows_f16.h"
 #include "kernels/quantize_rows_f16_gpu.h"
 #include "kernels/quantize_rows_f32.h"
@@ -28,31 +26,6 @@ void per_token_quant_run(const Call& call) {
   }
 }
 
-std::map<std::string, std::vector<double>> reference(const golden::Case& c) {
-  const golden::Array& a = c.inputs.at("a");
-  const int64_t T = c.dims.at("T"), K = c.dims.at("K");
-  std::vector<float> row(static_cast<size_t>(K));
-  std::vector<int8_t> qrow(static_cast<size_t>(K));
-  std::vector<double> q(static_cast<size_t>(T * K)), scale(static_cast<size_t>(T));
-  for (int64_t t = 0; t < T; ++t) {
-    // Exact: the case's values are representable in fp32 (or fp16, a subset).
-    for (int64_t k = 0; k < K; ++k) row[static_cast<size_t>(k)] = static_cast<float>(a.values[static_cast<size_t>(t * K + k)]);
-    scale[static_cast<size_t>(t)] = golden::quantize_token(row.data(), K, qrow.data());
-    for (int64_t k = 0; k < K; ++k) q[static_cast<size_t>(t * K + k)] = qrow[static_cast<size_t>(k)];
-  }
-  return {{"q", std::move(q)}, {"scale", std::move(scale)}};
-}
-
-golden::Tolerance tolerance(const golden::Case&, const std::string& output, DType) {
-  // The contract is fp32 arithmetic with IEEE division and ties-to-even rounding, which the
-  // golden reproduces exactly: any difference is a bug, in q or in the scale.
-  golden::Tolerance t;
-  t.exact = true;
-  t.reason = output == "q" ? "bit-exact: clamp(nearbyint(a / s), -127, 127) with one fp32 division"
-                           : "bit-exact: s = max|a| / 127 in fp32 (NaN for a non-finite row)";
-  return t;
-}
-
 OpSpec make_spec() {
   OpSpec op;
   op.name = "per_token_quant";
@@ -66,13 +39,6 @@ OpSpec make_spec() {
                 {"gpu-opencl", per_token_quant_run<true>},
                 {"gpu-cuda", per_token_quant_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
-  op.gate.dtypes = {DType::float32, DType::float16};
-  op.gate.cases = golden::per_token_quant_cases;
-  op.gate.reference = reference;
-  op.gate.tolerance = tolerance;
-  op.gate.nan_contract =
-      "A NaN or +-Inf in a row makes that row's scale NaN and its q all 0; other rows are "
-      "unaffected. An all-zero row (or one whose max/127 underflows to 0) has scale 0 and q 0.";
   return op;
 }
 

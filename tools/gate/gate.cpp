@@ -20,6 +20,7 @@ namespace {
 
 struct Group {
   const OpSpec* op;
+  const GateHooks* hooks;
   std::string target;
   DType dtype;
   std::string input_class;
@@ -51,10 +52,10 @@ int severity(golden::Status s) {
 }
 
 // `written` holds every tensor the kernel wrote: outputs and in/out tensors alike.
-void check_outputs(const OpSpec& op, const golden::Case& c,
+void check_outputs(const GateHooks& hooks, const golden::Case& c,
                    const std::map<std::string, const golden::GuardedBuffer*>& written,
                    const std::map<std::string, OutputInfo>& out_info, CaseResult& r) {
-  const auto expected = op.gate.reference(c);
+  const auto expected = hooks.reference(c);
   r.status = golden::Status::pass;
   for (const auto& [name, info] : out_info) {
     const golden::GuardedBuffer& buf = *written.at(name);
@@ -65,7 +66,7 @@ void check_outputs(const OpSpec& op, const golden::Case& c,
     OutputResult o;
     o.name = name;
     o.dtype = std::string(dtype_name(info.dtype));
-    o.tolerance = op.gate.tolerance(c, name, info.dtype);
+    o.tolerance = hooks.tolerance(c, name, info.dtype);
     o.metrics = golden::compare(got.data(), want.data(), n, info.dtype, o.tolerance.atol, o.tolerance.rtol);
     o.verdict = golden::judge(o.metrics, o.tolerance);
     if (severity(o.verdict.status) >= severity(r.status)) {
@@ -135,7 +136,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
       r.metric = "guard";
       r.summary = "write outside the tensor";
     } else {
-      check_outputs(*g.op, c, written, out_info, r);
+      check_outputs(*g.hooks, c, written, out_info, r);
     }
   } catch (const Error& e) {
     r.status = e.code() == Errc::unsupported ? golden::Status::unsupported : golden::Status::fail;
@@ -154,7 +155,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
 
 std::vector<CaseResult> run_group(const Group& g, int case_index) {
   std::vector<CaseResult> results;
-  const std::vector<golden::Case> cases = g.op->gate.cases(g.input_class, g.dtype);
+  const std::vector<golden::Case> cases = g.hooks->cases(g.input_class, g.dtype);
   for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
     if (case_index >= 0 && i != case_index) continue;
     results.push_back(run_case(g, i, cases[i]));
@@ -286,15 +287,27 @@ bool selected(const std::vector<std::string>& filter, const std::string& v) {
 }  // namespace
 
 std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options& options) {
-  const std::vector<std::string> targets = options.targets.empty() ? std::vector<std::string>{"cpu"} : options.targets;
-  std::vector<Group> groups;
+  std::vector<GatedOp> gated;
   for (const OpSpec* op : ops) {
     if (!selected(options.ops, op->name)) continue;
+    const GateHooks* hooks = gate_hooks(op->name);
+    // An op the gate cannot check must not pass by running no case.
+    if (hooks == nullptr) fail(Errc::internal, "op " + op->name + " has no gate hooks (tools/gate/gate_hooks.cpp)");
+    gated.push_back({op, hooks});
+  }
+  return run(gated, options);
+}
+
+std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& options) {
+  const std::vector<std::string> targets = options.targets.empty() ? std::vector<std::string>{"cpu"} : options.targets;
+  std::vector<Group> groups;
+  for (const GatedOp& op : ops) {
+    if (!selected(options.ops, op.spec->name)) continue;
     for (const std::string& target : targets) {
-      for (DType dtype : op->gate.dtypes) {
+      for (DType dtype : op.hooks->dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
         for (const std::string& cls : golden::input_classes()) {
-          if (selected(options.classes, cls)) groups.push_back(Group{op, target, dtype, cls});
+          if (selected(options.classes, cls)) groups.push_back(Group{op.spec, op.hooks, target, dtype, cls});
         }
       }
     }

@@ -9,6 +9,7 @@
 #include "golden/metrics.h"
 #include "golden/tolerance.h"
 #include "runtime/op_spec.h"
+#include "tools/gate/gate_hooks.h"
 
 namespace npukit::gate {
 
@@ -42,8 +43,16 @@ struct CaseResult {
   std::string repro;
 };
 
-// Runs the gate over `ops` (normally all_ops(); tests pass doctored copies).
+// Runs the gate over `ops` (normally all_ops(); tests pass doctored copies), each checked
+// against the hooks gate_hooks() has for its name.
 std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options& options);
+
+// The same with the hooks given (tests doctor them too).
+struct GatedOp {
+  const OpSpec* spec;
+  const GateHooks* hooks;
+};
+std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& options);
 
 // Exit code per the gate's contract: 0 all pass (UNSUPPORTED allowed), 1 any FAIL or
 // MISTRUSTED, 3 a crash or a guard-region corruption (takes precedence).
