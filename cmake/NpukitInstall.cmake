@@ -10,6 +10,9 @@ install(TARGETS npukit_shared EXPORT npukitTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/npukit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(TARGETS npukit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The NPU presets, where the installed npukit looks for them (simulator/arch/arch_spec.cpp).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/simulator/arch/presets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/npukit/presets
+        FILES_MATCHING PATTERN "*.yaml")
 
 install(EXPORT npukitTargets NAMESPACE npukit:: DESTINATION ${NPUKIT_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/npukitConfig.cmake.in

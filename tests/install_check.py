@@ -114,6 +114,13 @@ def check_exports(prefix):
     listing = output([os.path.join(prefix, "bin", "npukit"), "list"])
     if "rms_norm" not in listing:
         sys.exit("the installed npukit list does not show rms_norm")
+    # The installed CLI reads the installed presets (not the source tree's): a preset
+    # renamed there is the one it simulates on.
+    presets = os.path.join(prefix, "share", "npukit", "presets")
+    os.rename(os.path.join(presets, "edge-6tops.yaml"), os.path.join(presets, "installed-only.yaml"))
+    sim = output([os.path.join(prefix, "bin", "npukit"), "sim", "--op", "rms_norm", "--arch", "installed-only"])
+    if "cycles" not in sim:
+        sys.exit("the installed npukit does not read its installed presets:\n" + sim)
 
 
 def main():

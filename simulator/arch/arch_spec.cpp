@@ -474,7 +474,17 @@ std::string format_rate(double ops, bool integer_dtype) {
   return buf;
 }
 
-std::string preset_dir() { return NPUKIT_ARCH_PRESET_DIR; }
+// The installed presets beside the running program (bin/../share/npukit/presets), so that
+// an installed or moved tree needs no source tree; else the source tree's.
+std::string preset_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed = exe.parent_path() / NPUKIT_INSTALLED_PRESET_DIR;
+    if (std::filesystem::is_directory(installed, ec)) return installed.lexically_normal().string();
+  }
+  return NPUKIT_ARCH_PRESET_DIR;
+}
 
 bool looks_like_path(const std::string& s) {
   auto ends_with = [&](const std::string& suffix) {

@@ -130,7 +130,9 @@ ArchSpec load_arch_spec(const std::string& path);
 // A few lines for reports: name, clock, cores, peak per dtype, buffers, DMA, DRAM.
 std::string arch_summary(const ArchSpec& spec);
 
-// Presets are the *.yaml files of NPUKIT_ARCH_PRESET_DIR, named by their file stem.
+// Presets are the *.yaml files of the installed preset folder beside the running program
+// (bin/../share/npukit/presets), else of NPUKIT_ARCH_PRESET_DIR (the source tree's),
+// named by their file stem.
 std::vector<std::string> preset_names();
 const ArchSpec& preset(const std::string& name);  // loaded once, then cached
 // A path (contains '/' or ends in .yaml/.yml) is loaded; anything else is a preset name.
