@@ -26,7 +26,7 @@ void lower(benchmark::State& state, const NpuSchedule* s) {
   r.op = s->op;
   const ResolvedRequest rr = resolve_request(r, arch);
   for (auto _ : state) {
-    schedules::npu::NpuPipeline p = s->build(arch, rr.variant, schedules::npu::fixed_knobs(*s, rr.knobs));
+    schedules::npu::NpuPipeline p = s->build(arch, rr.variant, schedules::npu::fixed_knobs(rr.knobs));
     benchmark::DoNotOptimize(capture_lowered_nest(p, target));
   }
 }

@@ -19,8 +19,7 @@ void* ExtraInputs::add_tensor(const std::string& name, DType dtype, std::vector<
   return bytes.data();
 }
 
-Knobs fixed_knobs(const NpuSchedule& schedule, const Knobs& knobs) {
-  (void)schedule;
+Knobs fixed_knobs(const Knobs& knobs) {
   Knobs fixed;
   if (auto it = knobs.find("double_buffer"); it != knobs.end()) fixed[it->first] = it->second;
   return fixed;

@@ -142,7 +142,7 @@ struct NpuSchedule {
 
 // The knobs among `knobs` that `build` takes: double_buffer (every other knob is an int
 // param of the one lowering per variant and double-buffering choice).
-Knobs fixed_knobs(const NpuSchedule& schedule, const Knobs& knobs);
+Knobs fixed_knobs(const Knobs& knobs);
 
 // Every registered NPU schedule, in a stable order (by op name).
 const std::vector<NpuSchedule>& npu_schedules();

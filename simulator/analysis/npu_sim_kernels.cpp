@@ -57,7 +57,7 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
 // from the extras and the real parameters. `call` is the op's call (its `prepare` reads it).
 void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec& arch,
                   const std::map<std::string, TensorView>& tensors, const Call& call) {
-  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(s, r.knobs));
+  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(r.knobs));
   ExtraInputs extra;
   if (s.prepare) s.prepare(call, extra);
   schedules::npu::JitArgs args;

@@ -240,7 +240,7 @@ OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const 
   const NpuSchedule& s = *r.schedule;
   for (const auto& [key, value] : knobs) check_knob(s, key, value);
   check_tile_count(s, r.shape, knobs);
-  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(s, knobs));
+  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(knobs));
   const auto extra = s.extra_extents ? s.extra_extents(r.shape) : std::map<std::string, std::vector<int64_t>>{};
   const auto ints = s.analysis_ints ? s.analysis_ints(r.shape) : std::map<std::string, int64_t>{};
   Bindings env;
@@ -283,7 +283,7 @@ std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
   for (const auto& [key, value] : r.knobs) check_knob(*r.schedule, key, value);
   check_tile_count(*r.schedule, r.shape, r.knobs);
   std::ostringstream s;
-  s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(*r.schedule, r.knobs))->nest;
+  s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(r.knobs))->nest;
   return s.str();
 }
 

@@ -25,7 +25,7 @@ int64_t numel(const std::vector<int64_t>& shape) {
 // the tensors, outputs by their Func (NpuPipeline::outputs).
 std::map<std::string, std::string> tensor_of_dram_name(const ResolvedRequest& r, const ArchSpec& arch) {
   std::map<std::string, std::string> m;
-  auto c = compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(*r.schedule, r.knobs));
+  auto c = compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(r.knobs));
   for (const Halide::ImageParam& p : c->pipeline.inputs) m[plain(p.name())] = p.name();
   for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs) m[plain(o.func)] = o.tensor;
   return m;

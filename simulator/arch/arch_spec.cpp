@@ -476,14 +476,18 @@ std::string format_rate(double ops, bool integer_dtype) {
 
 // The installed presets beside the running program (bin/../share/npukit/presets), so that
 // an installed or moved tree needs no source tree; else the source tree's.
-std::string preset_dir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::filesystem::path installed = exe.parent_path() / NPUKIT_INSTALLED_PRESET_DIR;
-    if (std::filesystem::is_directory(installed, ec)) return installed.lexically_normal().string();
-  }
-  return NPUKIT_ARCH_PRESET_DIR;
+// Looked up once per process.
+const std::string& preset_dir() {
+  static const std::string dir = [] {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      const std::filesystem::path installed = exe.parent_path() / NPUKIT_INSTALLED_PRESET_DIR;
+      if (std::filesystem::is_directory(installed, ec)) return installed.lexically_normal().string();
+    }
+    return std::string(NPUKIT_ARCH_PRESET_DIR);
+  }();
+  return dir;
 }
 
 bool looks_like_path(const std::string& s) {
