@@ -175,6 +175,16 @@ def main():
     close("torch.jit.script fragment", fragment(xs, ws, packed), (qh.long() @ w8.long().T).double() * sh.double()[:, None], 1e-6)
     check("torch.jit.script graph calls npukit ops", "npukit::int8_gemm" in str(fragment.graph))
 
+    # torch.jit.trace records the ops; the trace reruns them on new inputs.
+    def norm_rope(x, positions):
+        return ops.rope(ops.rms_norm(x, torch.ones(x.shape[1]), 1e-5).view(x.shape[0], -1, 64), positions)
+    tp = torch.tensor([0, 9], dtype=torch.int32)
+    traced = torch.jit.trace(norm_rope, (randn(2, 192), tp))
+    x2, p2 = randn(4, 192), torch.tensor([3, 4, 5, 6], dtype=torch.int32)
+    check("torch.jit.trace graph calls npukit ops", "npukit::rope" in str(traced.graph))
+    want = rope_ref(ops.rms_norm(x2, torch.ones(192)).view(4, 3, 64), p2, 10000.0, "half", 64)
+    close("torch.jit.trace reruns on new shapes", traced(x2, p2), want, 1e-5)
+
     # Bad input: a Python exception carrying npukit's one-line message (the C ABI's, exactly).
     x, w = randn(2, 64), randn(64)
     raises("bad parameter", lambda: ops.rms_norm(x, w, float("nan")), ValueError, "rms_norm: parameter eps=nan")
