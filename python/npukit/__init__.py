@@ -62,9 +62,9 @@ class Op:
         self._constants = {}
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            _abi.lib.npukit_op_destroy(self._handle)
-            self._handle = None
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _abi is not None and _abi.lib is not None:  # modules may be gone at exit
+            _abi.lib.npukit_op_destroy(handle)
 
     def set_constant(self, name, tensor):
         """Packs input `name` (int8_gemm's w) once; later runs must not pass it."""
