@@ -14,11 +14,14 @@ def main():
     torch.ops.load_library(sys.argv[1])
     quick = "--quick" in sys.argv
     torch.set_num_threads(1)
-    x, w = torch.ones(1, 4096), torch.ones(4096)
+    x, w, y = torch.ones(1, 4096), torch.ones(4096), torch.empty(1, 4096)
     rms_norm, mul = torch.ops.npukit.rms_norm, torch.mul
-    overload = rms_norm.default  # the overload itself: torch skips matching the packet's overloads
+    # The overloads themselves: torch skips matching the packet's overloads one by one.
+    overload, out = rms_norm.default, rms_norm.out
     calls = {"torch.ops.npukit.rms_norm(x, w, 1e-5)": lambda: rms_norm(x, w, 1e-5),
              "torch.ops.npukit.rms_norm.default(...)": lambda: overload(x, w, 1e-5),
+             "torch.ops.npukit.rms_norm(..., y=y)": lambda: rms_norm(x, w, 1e-5, y=y),
+             "torch.ops.npukit.rms_norm.out(..., y=y)": lambda: out(x, w, 1e-5, y=y),
              "torch.mul(x, w)": lambda: mul(x, w)}
     n, repeat = (200, 3) if quick else (20000, 7)
     for name, f in calls.items():

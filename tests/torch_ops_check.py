@@ -118,6 +118,20 @@ def main():
     close("int8_gemm packed float32 with w_scale, bias", y, want.double() * 0.5 * w_scale.double() + bias.double(), 1e-6)
     check("int8_gemm packed twice reuses one prepared op", torch.equal(ops.int8_gemm(q, packed).long(), want))
 
+    # out= overloads: the caller's outputs written and returned, nothing allocated.
+    x, w = randn(3, 128), torch.rand(128, generator=g) + 0.5
+    y = torch.full((3, 128), float("nan"))
+    r = ops.rms_norm(x, w, 1e-5, y=y)
+    check("rms_norm out=y", r.data_ptr() == y.data_ptr() and torch.equal(y, ops.rms_norm(x, w, 1e-5)))
+    qo, so = torch.empty(4, 256, dtype=torch.int8), torch.empty(4)
+    r = ops.per_token_quant(a, q=qo, scale=so)
+    check("per_token_quant out=(q, scale)", r[0].data_ptr() == qo.data_ptr() and torch.equal(qo, qr) and torch.equal(so, s))
+    yo = torch.empty(4, 96, dtype=torch.int32)
+    check("int8_gemm packed out=y", ops.int8_gemm(q, packed, y=yo).data_ptr() == yo.data_ptr() and torch.equal(yo.long(), want))
+    raises("out= of the wrong shape", lambda: ops.rms_norm(x, w, y=torch.empty(2, 128)), ValueError, "rms_norm: tensor y")
+    raises("out= of the wrong dtype", lambda: ops.rms_norm(x, w, y=torch.empty(3, 128, dtype=torch.half)), ValueError,
+           "rms_norm: tensor y")
+
     # attention: grouped-query, with and without a mask.
     T, hq, hkv, S, dh = 3, 8, 2, 16, 32
     qa, k, v = randn(T, hq, dh), randn(hkv, S, dh), randn(hkv, S, dh)

@@ -96,7 +96,9 @@ std::string dims_text(const npukit_tensor_info& t) {
 // named dimensions, and (unless on the Meta device) runs the prepared op for the parameters.
 class Kernel : public c10::OperatorKernel {
  public:
-  Kernel(const OpBinding& b, bool meta) : b_(b), info_(*b.info), meta_(meta) {}
+  Kernel(const OpBinding& b, bool meta) : b_(b), info_(*b.info), meta_(meta) {
+    for (const Arg& a : b.args) out_given_ |= a.kind == Arg::Kind::output;
+  }
 
   void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
     const size_t n_args = b_.args.size();
@@ -115,7 +117,7 @@ class Kernel : public c10::OperatorKernel {
         else if (v.isInt()) params[a.index] = v.toInt();
         else params[a.index] = v.toStringRef();
       } else if (!v.isNone()) {
-        if (a.kind == Arg::Kind::tensor) {
+        if (a.kind == Arg::Kind::tensor || a.kind == Arg::Kind::output) {
           tensors[a.index] = &v.toTensor();
         } else {
           holders[a.index] = v.toCustomClass<Int8Weights>();
@@ -125,8 +127,13 @@ class Kernel : public c10::OperatorKernel {
         }
       }
     }
-    std::vector<at::Tensor> outputs;
-    const bool sized = allocate_outputs(tensors, constants, params, outputs);
+    c10::SmallVector<at::Tensor, 4> outputs;
+    bool sized = true;
+    if (out_given_) {
+      for (const OutputRule& r : b_.outputs) outputs.push_back(*tensors[r.slot]);  // npukit checks them
+    } else {
+      sized = allocate_outputs(tensors, constants, params, outputs);
+    }
     if (meta_) {
       if (!sized) raise(NPUKIT_INVALID_ARGUMENT, rank_error(tensors));
     } else {
@@ -139,7 +146,7 @@ class Kernel : public c10::OperatorKernel {
  private:
   // False when an input's rank is not its spec's (npukit's checks then say so).
   bool allocate_outputs(const at::Tensor* const* tensors, Int8Weights* const* constants, const ParamValue* params,
-                        std::vector<at::Tensor>& out) const {
+                        c10::SmallVector<at::Tensor, 4>& out) const {
     const at::Tensor* any = nullptr;  // the outputs' device: the first tensor argument's
     for (size_t i = 0; i < info_.n_tensors && !any; ++i) any = constants[i] ? nullptr : tensors[i];
     for (const OutputRule& r : b_.outputs) {
@@ -222,6 +229,7 @@ class Kernel : public c10::OperatorKernel {
   const OpBinding& b_;
   const npukit_op_info& info_;
   const bool meta_;
+  bool out_given_ = false;  // an out= overload: the caller's outputs, nothing allocated
   PreparedCache cache_{kOpCacheSize};
 };
 

@@ -57,14 +57,15 @@ OutputRule output_rule(const npukit_op_info& info, size_t slot) {
   return r;
 }
 
-OpBinding binding(const npukit_op_info& info, const std::string& ns, bool packed, const std::string& constant_type) {
+OpBinding binding(const npukit_op_info& info, const std::string& ns, bool packed, bool out,
+                  const std::string& constant_type) {
   OpBinding b;
   b.info = &info;
   b.name = info.name;
   bool in_place = false;
   for (size_t i = 0; i < info.n_tensors; ++i) in_place |= info.tensors[i].role == NPUKIT_INOUT;
   if (in_place) b.name += "_";  // torch's mark of an op that updates its arguments
-  if (packed) b.overload = "packed";
+  b.overload = packed && out ? "packed_out" : packed ? "packed" : out ? "out" : "";
   std::string args;
   auto add = [&](const std::string& text) { args += (args.empty() ? "" : ", ") + text; };
   // Required tensors in the op's order, then optional ones (default None), then parameters
@@ -91,14 +92,25 @@ OpBinding binding(const npukit_op_info& info, const std::string& ns, bool packed
     b.args.push_back({Arg::Kind::param, p});
     add(std::string(schema_type(info.params[p])) + " " + info.params[p].name + "=" + schema_default(info.params[p]));
   }
+  // The out= overload (torch's convention for preallocated results): the outputs as
+  // keyword-only written arguments, returned as they came; nothing is allocated.
   std::string returns;
+  bool keyword_only = false;
   for (size_t i = 0; i < info.n_tensors; ++i) {
     if (info.tensors[i].role != NPUKIT_OUTPUT) continue;
     b.outputs.push_back(output_rule(info, i));
-    returns += (returns.empty() ? "" : ", ") + std::string("Tensor ") + info.tensors[i].name;
+    if (out) {
+      const std::string annotation = std::string("Tensor(") + alias++ + "!)";
+      b.args.push_back({Arg::Kind::output, i});
+      add(std::string(keyword_only ? "" : "*, ") + annotation + " " + info.tensors[i].name);
+      keyword_only = true;
+      returns += (returns.empty() ? "" : ", ") + annotation;
+    } else {
+      returns += (returns.empty() ? "" : ", ") + std::string("Tensor ") + info.tensors[i].name;
+    }
   }
   if (b.outputs.size() != 1) returns = "(" + returns + ")";
-  b.schema = ns + "::" + b.name + (packed ? ".packed" : "") + "(" + args + ") -> " + returns;
+  b.schema = ns + "::" + b.name + (b.overload.empty() ? "" : "." + b.overload) + "(" + args + ") -> " + returns;
   return b;
 }
 
@@ -106,12 +118,12 @@ OpBinding binding(const npukit_op_info& info, const std::string& ns, bool packed
 
 std::vector<OpBinding> bindings_of(const npukit_op_info& info, const std::string& ns,
                                    const std::string& constant_type) {
-  std::vector<OpBinding> out{binding(info, ns, false, constant_type)};
-  for (size_t i = 0; i < info.n_tensors; ++i) {
-    if (info.tensors[i].constant) {
-      out.push_back(binding(info, ns, true, constant_type));
-      break;
-    }
+  bool constants = false;
+  for (size_t i = 0; i < info.n_tensors; ++i) constants |= info.tensors[i].constant != 0;
+  std::vector<OpBinding> out;
+  for (bool packed : {false, true}) {
+    if (packed && !constants) continue;
+    for (bool to_out : {false, true}) out.push_back(binding(info, ns, packed, to_out, constant_type));
   }
   return out;
 }

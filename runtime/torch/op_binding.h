@@ -13,9 +13,9 @@
 namespace npukit::torch_ext {
 
 // One schema argument: an npukit tensor (by slot), a constant held by a packed-weight
-// object, or a parameter (by index).
+// object, a parameter (by index), or an output the caller allocated (the out= overloads).
 struct Arg {
-  enum class Kind { tensor, constant, param } kind;
+  enum class Kind { tensor, constant, param, output } kind;
   size_t index;
 };
 
@@ -35,14 +35,16 @@ struct OutputRule {
 struct OpBinding {
   const npukit_op_info* info = nullptr;
   std::string name;      // the torch op: the npukit name, with "_" when it updates inputs in place
-  std::string overload;  // "" or "packed" (its constants as packed-weight objects)
+  // "", "packed" (its constants as packed-weight objects), "out" (outputs given, keyword-only,
+  // torch's out= convention), "packed_out".
+  std::string overload;
   std::string schema;    // for torch::schema, e.g. "npukit::rms_norm(Tensor x, ...) -> Tensor y"
   std::vector<Arg> args;
   std::vector<OutputRule> outputs;  // the schema's returns, in order
 };
 
-// The overloads of `info`: the plain one, and "packed" when the op has constants, whose
-// arguments then have type `constant_type` (a TorchScript class name).
+// The overloads of `info`: the plain one and "out", and "packed" and "packed_out" when the op
+// has constants, whose arguments then have type `constant_type` (a TorchScript class name).
 std::vector<OpBinding> bindings_of(const npukit_op_info& info, const std::string& ns,
                                    const std::string& constant_type);
 
