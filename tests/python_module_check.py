@@ -10,13 +10,13 @@ import numpy as np
 
 import npukit
 
-failures = []
+from named_checks import report as report_checks
+
+checks = []
 
 
 def check(name, ok, detail=""):
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
-    if not ok:
-        failures.append(name)
+    checks.append((name + (": " + detail if detail else ""), bool(ok)))
 
 
 def rms_ref(x, w, eps):
@@ -89,8 +89,7 @@ def main():
     raises("unknown tensor", lambda: npukit.run("rms_norm", {"x": x, "wieght": w}), ValueError, "no tensor named wieght")
     raises("constant passed again", lambda: gemm.run({"a": q, "w": w8, "w_scale": w_scale}), ValueError, "constant")
 
-    print(f"{len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))
-    return 1 if failures else 0
+    return report_checks(checks)
 
 
 if __name__ == "__main__":

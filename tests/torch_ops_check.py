@@ -12,13 +12,13 @@ import torch
 
 import npukit
 
-failures = []
+from named_checks import report as report_checks
+
+checks = []
 
 
 def check(name, ok, detail=""):
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
-    if not ok:
-        failures.append(name)
+    checks.append((name + (": " + detail if detail else ""), bool(ok)))
 
 
 def close(name, got, want, tol):
@@ -219,8 +219,7 @@ def main():
            ValueError, "S_max = 16")
     check("qkv_attention_ refused: caches untouched", torch.equal(kc, k1))
 
-    print(f"{len(failures)} failed" + (": " + ", ".join(failures) if failures else ""))
-    return 1 if failures else 0
+    return report_checks(checks)
 
 
 if __name__ == "__main__":
