@@ -177,6 +177,29 @@ def main():
     raises("meta rank error", lambda: ops.rms_norm(meta(4096), meta(4096)), ValueError,
            "rms_norm: tensor x: shape [4096] has rank 1; expected rank 2 (rows, hidden)")
 
+    # Every op of the registry, from its description alone: a torch op whose arguments are
+    # the description's, and Meta outputs sized by the named dimensions (a new op is covered
+    # here without a line of its own).
+    for name in npukit.ops():
+        d = npukit.describe(name)
+        in_place = any(t.role == npukit.INOUT for t in d.tensors)
+        op = getattr(ops, name + "_" if in_place else name, None)
+        if op is None:
+            check(f"{name}: torch.ops.npukit has it", False)
+            continue
+        schema = op.default._schema
+        want_args = [t.name for t in d.call_order()] + [p.name for p in d.params]
+        check(f"{name}: schema arguments are the description's", [a.name for a in schema.arguments] == want_args,
+              str(schema))
+        size = {dim: 2 + i for i, dim in enumerate(sorted({x for t in d.tensors for x in t.dims}))}
+        args = [torch.empty([size[x] for x in t.dims], dtype=getattr(torch, t.dtypes[0]), device="meta")
+                for t in d.call_order() if not t.optional]
+        outs = op(*args)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        want = [[size[x] for x in t.dims] for t in d.tensors if t.role == npukit.OUTPUT]
+        check(f"{name}: Meta outputs sized by the named dimensions",
+              all(o.is_meta for o in outs) and [list(o.shape) for o in outs] == want)
+
     # torch.jit.script of a decoder fragment: norm, quantize, int8 GEMM over packed weights.
     @torch.jit.script
     def fragment(x: torch.Tensor, w: torch.Tensor, packed: torch.classes.npukit.Int8Weights):

@@ -12,9 +12,11 @@ NotImplementedError (unsupported here) or RuntimeError, carrying npukit's messag
 import ctypes
 
 from . import _abi
+from ._abi import INOUT, INPUT, OUTPUT  # a TensorDescription's role
 from ._describe import OpDescription, describe
 
-__all__ = ["Op", "run", "describe", "OpDescription", "ops", "version", "torch_library", "load_torch"]
+__all__ = ["Op", "run", "describe", "OpDescription", "INPUT", "OUTPUT", "INOUT", "ops", "version",
+           "torch_library", "load_torch"]
 
 
 def version():
