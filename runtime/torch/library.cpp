@@ -1,7 +1,7 @@
 // The PyTorch extension (libnpukit_torch.so): every op of libnpukit.so as torch.ops.npukit.<op>,
 // its schema derived from the op's description (op_binding.h), all served by one boxed kernel
 // per op over a cached prepared op; torch.classes.npukit.Int8Weights holds weights packed once.
-// The only TU that includes torch headers (slow to compile): keep it to this.
+// The extension's only TU with torch headers (slow to compile): keep it the only one.
 #include <ATen/core/Tensor.h>
 #include <ATen/core/stack.h>
 #include <ATen/ops/empty.h>
