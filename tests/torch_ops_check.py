@@ -116,7 +116,9 @@ def main():
     w_scale, bias = torch.rand(96, generator=g) / 100, randn(96)
     y = ops.int8_gemm(q, packed, w_scale, bias, a_scale=0.5, out="float32")
     close("int8_gemm packed float32 with w_scale, bias", y, want.double() * 0.5 * w_scale.double() + bias.double(), 1e-6)
-    check("int8_gemm packed twice reuses one prepared op", torch.equal(ops.int8_gemm(q, packed).long(), want))
+    check("int8_gemm packed: one prepared op per parameter set", packed.prepared_ops() == 2)
+    check("int8_gemm packed again: the same prepared op",
+          torch.equal(ops.int8_gemm(q, packed).long(), want) and packed.prepared_ops() == 2)
 
     # out= overloads: the caller's outputs written and returned, nothing allocated.
     x, w = randn(3, 128), torch.rand(128, generator=g) + 0.5

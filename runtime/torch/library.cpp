@@ -263,7 +263,11 @@ TORCH_LIBRARY(npukit, m) {
   using npukit::torch_ext::Int8Weights;
   m.class_<Int8Weights>("Int8Weights")
       .def(torch::init<at::Tensor>())
-      .def("weight", [](const c10::intrusive_ptr<Int8Weights>& self) { return self->weight; });
+      .def("weight", [](const c10::intrusive_ptr<Int8Weights>& self) { return self->weight; })
+      // How many packed copies it holds (one per parameter set it ran with, at most 8).
+      .def("prepared_ops", [](const c10::intrusive_ptr<Int8Weights>& self) {
+        return static_cast<int64_t>(self->cache.size());
+      });
   for (const auto& b : npukit::torch_ext::bindings()) m.def(torch::schema(b.schema.c_str(), c10::AliasAnalysisKind::FROM_SCHEMA));
 }
 

@@ -23,6 +23,11 @@ PreparedPtr PreparedCache::get(const ParamValue* params, size_t n_params, const 
   return op;
 }
 
+size_t PreparedCache::size() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
 std::vector<std::pair<std::string, std::string>> param_texts(const npukit_op_info& info, const ParamValue* values) {
   std::vector<std::pair<std::string, std::string>> out;
   for (size_t p = 0; p < info.n_params; ++p) {

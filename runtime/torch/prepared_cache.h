@@ -31,6 +31,7 @@ class PreparedCache {
   // `make` when absent. Thread-safe; `make` runs under the lock.
   PreparedPtr get(const ParamValue* params, size_t n_params, const uint64_t* ids, size_t n_ids,
                   const MakePrepared& make);
+  size_t size();  // prepared ops held
 
  private:
   struct Entry {
