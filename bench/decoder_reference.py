@@ -9,7 +9,12 @@ the CPU in eager mode, so the int8 weights are dequantized once, at load, to fp3
 computes for an int8 checkpoint without a quantization backend, and what
 bench/decoder_layer_vs_torch.py times.
 
-quantize=True (tests only) also quantizes each MLP activation per token exactly as
+mlp="torch_int8": the MLP's linears as torch's own int8 path in eager mode, dynamic
+quantization (torch.ao.quantization.quantize_dynamic with per-channel weights: int8
+weights, activations quantized per tensor at each call, quantized::linear_dynamic on the
+quantized engine, onednn or fbgemm); a second torch baseline for the bench.
+
+mlp="emulated" (tests only) quantizes each MLP activation per token exactly as
 npukit does (s = max|a| / 127 in fp32, q = clamp(round-half-even(a / s), ±127)), sums
 q · w exactly (float64 of integers) and scales as (float)acc · (s · w_scale[n]) in fp32, so
 that the comparison with npukit is limited to fp32 rounding, not quantization error.
@@ -32,32 +37,43 @@ def quantize_rows(a):
 
 
 class Linear:
-    """y = a · Wᵀ in fp32 with W dequantized once; quantize=True: per-token int8 activations."""
+    """y = a · Wᵀ in fp32 with W dequantized once; mlp="emulated": per-token int8 activations as
+    npukit's; "torch_int8": torch's dynamic int8 linear. Float weights (scale None): fp32 always."""
 
-    def __init__(self, w, scale=None, quantize=False):
-        self.quantize = quantize and scale is not None
-        if self.quantize:
-            self.w8, self.scale = w.double(), scale
+    def __init__(self, w, scale=None, mlp="fp32"):
+        if mlp not in ("fp32", "emulated", "torch_int8"):
+            raise ValueError(f"mlp={mlp!r}: fp32, emulated or torch_int8")
+        self.mode = mlp if scale is not None else "fp32"
         self.w = w.float() * scale[:, None] if scale is not None else w.float()
+        if self.mode == "emulated":
+            self.w8, self.scale = w.double(), scale
+        elif self.mode == "torch_int8":
+            lin = torch.nn.Linear(w.shape[1], w.shape[0], bias=False)
+            lin.weight.data = self.w
+            qconfig = {torch.nn.Linear: torch.ao.quantization.per_channel_dynamic_qconfig}
+            self.qlinear = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(lin), qconfig)[0]
+            del self.w
 
     def __call__(self, a):
-        if not self.quantize:
+        if self.mode == "fp32":
             return F.linear(a, self.w)
+        if self.mode == "torch_int8":
+            return self.qlinear(a)
         q, s = quantize_rows(a)
         acc = (q.double() @ self.w8.T).float()  # exact: integers below 2^53
         return acc * (s * self.scale[None, :])
 
 
 class ReferenceLayer:
-    def __init__(self, cfg, w, max_seq, quantize=False, cos=None, sin=None):
+    def __init__(self, cfg, w, max_seq, mlp="fp32", cos=None, sin=None):
         self.cfg = cfg
         self.attn_norm, self.mlp_norm = w.attn_norm.float(), w.mlp_norm.float()
-        self.qkv = Linear(w.w_qkv, w.w_qkv_scale, quantize)
-        self.o = Linear(w.w_o, w.w_o_scale, quantize)
+        self.qkv = Linear(w.w_qkv, w.w_qkv_scale, mlp)
+        self.o = Linear(w.w_o, w.w_o_scale, mlp)
         F_ = cfg.ffn
-        self.gate = Linear(w.w_gate_up[:F_], w.gate_up_scale[:F_], quantize)
-        self.up = Linear(w.w_gate_up[F_:], w.gate_up_scale[F_:], quantize)
-        self.down = Linear(w.w_down, w.down_scale, quantize)
+        self.gate = Linear(w.w_gate_up[:F_], w.gate_up_scale[:F_], mlp)
+        self.up = Linear(w.w_gate_up[F_:], w.gate_up_scale[F_:], mlp)
+        self.down = Linear(w.w_down, w.down_scale, mlp)
         self.k_cache = torch.zeros(cfg.kv_heads, max_seq, cfg.head_dim)
         self.v_cache = torch.zeros(cfg.kv_heads, max_seq, cfg.head_dim)
         self.cos, self.sin = cos, sin
@@ -103,12 +119,12 @@ def rope_tables(cfg, max_seq):
 class Reference:
     """The stack: layers, then the final norm. step(x, pos) -> (final norm, residual)."""
 
-    def __init__(self, cfg, layer_weights, final_norm, max_seq, quantize=False):
+    def __init__(self, cfg, layer_weights, final_norm, max_seq, mlp="fp32"):
         if cfg.style != "half":
             raise ValueError("the reference implements style=half only")
         cos, sin = rope_tables(cfg, max_seq)
         self.cfg = cfg
-        self.layers = [ReferenceLayer(cfg, w, max_seq, quantize, cos, sin) for w in layer_weights]
+        self.layers = [ReferenceLayer(cfg, w, max_seq, mlp, cos, sin) for w in layer_weights]
         self.final_norm = final_norm.float()
 
     def step(self, x, pos):

@@ -58,7 +58,7 @@ def run(layers, steps, seed):
     weights = [decoder.random_weights(CFG, seed=seed + i) for i in range(layers)]
     final_norm = 1 + 0.1 * (torch.rand(CFG.hidden, generator=torch.Generator().manual_seed(seed + 99)) * 2 - 1)
     dec = decoder.Decoder(CFG, weights, final_norm, MAX_SEQ)
-    refs = {"emulated": Reference(CFG, weights, final_norm, MAX_SEQ, quantize=True),
+    refs = {"emulated": Reference(CFG, weights, final_norm, MAX_SEQ, mlp="emulated"),
             "fp32": Reference(CFG, weights, final_norm, MAX_SEQ)}
     worst = {k: [0.0, 0.0, None] for k in refs}
     gen = torch.Generator().manual_seed(seed + 1000)
@@ -119,7 +119,7 @@ def main():
     bad = [decoder.LayerWeights(**vars(w)) for w in weights]
     bad[0].gate_up_scale = bad[0].gate_up_scale.clone()
     bad[0].gate_up_scale[CFG.ffn + 3] *= 1.02
-    e = replay(Reference(CFG, bad, final_norm, MAX_SEQ, quantize=True), 16)
+    e = replay(Reference(CFG, bad, final_norm, MAX_SEQ, mlp="emulated"), 16)
     check("a reference with one up channel's scale 2 % off fails the emulated tolerance",
           e[0] > TOL["emulated"][0] or e[1] > TOL["emulated"][1], f"rms {e[0]:.2e}, max {e[1]:.2e}")
     F_ = CFG.ffn
