@@ -365,8 +365,16 @@ IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocat
       out.emplace_back(frame_.slot(name), std::move(p));
     }
   };
+  // (A vector copy's main and tail paths often give the same pieces: each is computed once.)
   auto compile_values = [&](const std::vector<KeyParts::Value>& values, std::vector<Value>& out) {
-    for (const KeyParts::Value& v : values) out.push_back({IntProgram(v.e, frame_), v.alignment});
+    std::vector<const KeyParts::Value*> kept;
+    for (const KeyParts::Value& v : values) {
+      bool seen = false;
+      for (const KeyParts::Value* k : kept) seen = seen || (k->alignment == v.alignment && equal(k->e, v.e));
+      if (seen) continue;
+      kept.push_back(&v);
+      out.push_back({IntProgram(v.e, frame_), v.alignment});
+    }
   };
   var_ = frame_.slot(loop->name);
   compile_lets("", lets_);
