@@ -1,5 +1,7 @@
 # What `cmake --install build --prefix P` puts under P: libnpukit.so and its headers, the
-# npukit CLI, a CMake package (find_package(npukit 0.2) -> npukit::npukit) and npukit.pc.
+# npukit CLI, a CMake package (find_package(npukit 0.2) -> npukit::npukit) and npukit.pc;
+# with libtorch-dev, the PyTorch extension beside libnpukit.so. The Python module installs
+# itself (python/CMakeLists.txt).
 # Every installed file locates the rest relative to itself, so P can be moved.
 include(CMakePackageConfigHelpers)
 
@@ -10,6 +12,9 @@ install(TARGETS npukit_shared EXPORT npukitTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/npukit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(TARGETS npukit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if (TARGET npukit_torch)
+  install(TARGETS npukit_torch LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif ()
 # The NPU presets, where the installed npukit looks for them (simulator/arch/arch_spec.cpp).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/simulator/arch/presets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/npukit/presets
         FILES_MATCHING PATTERN "*.yaml")

@@ -9,6 +9,7 @@
 #include "runtime/bind.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
+#include "runtime/op_info.h"
 #include "runtime/prepared_op.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
@@ -190,6 +191,15 @@ NPUKIT_EXPORT size_t npukit_op_count(void) { return npukit::all_ops().size(); }
 NPUKIT_EXPORT const char* npukit_op_name(size_t index) {
   const auto& ops = npukit::all_ops();
   return index < ops.size() ? ops[index]->name.c_str() : nullptr;
+}
+
+NPUKIT_EXPORT const npukit_op_info* npukit_op_describe(const char* op) {
+  const npukit_op_info* info = nullptr;
+  npukit::guarded([&] {
+    if (op == nullptr) npukit::fail(npukit::Errc::invalid_argument, "op is NULL");
+    info = npukit::describe(npukit::find_op(op));
+  });
+  return info;
 }
 
 // The project's version (CMakeLists.txt's project()), the one the package files carry.

@@ -16,6 +16,12 @@ std::optional<DType> dtype_of(const DLDataType& t) {
   return std::nullopt;
 }
 
+DLDataType dlpack_dtype(DType t) {
+  const uint8_t bits = static_cast<uint8_t>(dtype_size(t) * 8);
+  const uint8_t code = dtype_is_float(t) ? kDLFloat : t == DType::uint8 ? kDLUInt : kDLInt;
+  return DLDataType{code, bits, 1};
+}
+
 TensorView view_of(const DLTensor* tensor, const std::string& name) {
   if (tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
   const DLTensor& t = *tensor;

@@ -13,6 +13,8 @@ namespace npukit {
 
 // The npukit dtype of a DLPack dtype with lanes = 1, or nullopt.
 std::optional<DType> dtype_of(const DLDataType& t);
+// Its inverse: the DLPack dtype (lanes = 1) of an npukit dtype.
+DLDataType dlpack_dtype(DType t);
 
 // `t` (the tensor called `name`) as a TensorView; an error names the tensor and the rule
 // (NULL pointer, device, shape, dtype).

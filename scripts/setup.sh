@@ -12,6 +12,7 @@ packages=(
   libdnnl-dev                  # oneDNN: the anchor bench/int8_gemm_bench measures against
   python3 python3-numpy        # /usr/bin/python3 runs the numpy cross-checks
   python3-torch                # torch 1.13 eager, the anchor of bench/rope_vs_torch.py
+  libtorch-dev                 # its headers: the PyTorch extension (runtime/torch/)
   pocl-opencl-icd ocl-icd-opencl-dev  # OpenCL on the CPU: CI gates the GPU schedules on it
 )
 missing=()

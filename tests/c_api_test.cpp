@@ -132,6 +132,54 @@ TEST(CApi, ListsOps) {
   EXPECT_EQ(npukit_op_name(npukit_op_count()), nullptr);
 }
 
+// What hosts derive their bindings from (the PyTorch extension, the Python module).
+TEST(CApi, DescribesOps) {
+  const npukit_op_info* norm = npukit_op_describe("rms_norm");
+  ASSERT_NE(norm, nullptr) << npukit_last_error();
+  EXPECT_EQ(npukit_op_describe("rms_norm"), norm);  // built once
+  EXPECT_STREQ(norm->name, "rms_norm");
+  ASSERT_EQ(norm->n_tensors, 3u);
+  const npukit_tensor_info& x = norm->tensors[0];
+  EXPECT_STREQ(x.name, "x");
+  EXPECT_EQ(x.role, NPUKIT_INPUT);
+  ASSERT_EQ(x.ndim, 2u);
+  EXPECT_STREQ(x.dims[0], "rows");
+  EXPECT_STREQ(x.dims[1], "hidden");
+  ASSERT_EQ(x.n_dtypes, 2u);
+  EXPECT_EQ(x.dtypes[1].code, kDLFloat);
+  EXPECT_EQ(x.dtypes[1].bits, 16);
+  EXPECT_EQ(norm->tensors[2].role, NPUKIT_OUTPUT);
+  EXPECT_STREQ(norm->tensors[2].same_dtype_as, "x");
+  ASSERT_EQ(norm->n_params, 1u);
+  EXPECT_STREQ(norm->params[0].name, "eps");
+  EXPECT_EQ(norm->params[0].kind, NPUKIT_PARAM_REAL);
+  EXPECT_STREQ(norm->params[0].default_value, "1e-5");
+
+  const npukit_op_info* gemm = npukit_op_describe("int8_gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->tensors[1].constant, 1);  // w
+  EXPECT_EQ(gemm->tensors[0].constant, 0);
+  EXPECT_EQ(gemm->tensors[2].optional, 1);  // w_scale
+  EXPECT_STREQ(gemm->tensors[4].dtype_param, "out");
+  const npukit_param_info* out = nullptr;
+  for (size_t i = 0; i < gemm->n_params; ++i) out = std::string(gemm->params[i].name) == "out" ? &gemm->params[i] : out;
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out->kind, NPUKIT_PARAM_CHOICE);
+  ASSERT_EQ(out->n_choices, 4u);
+  EXPECT_STREQ(out->choices[0], "int32");
+
+  const npukit_op_info* qkv = npukit_op_describe("qkv_attention");
+  ASSERT_NE(qkv, nullptr);
+  int inout = 0;
+  for (size_t i = 0; i < qkv->n_tensors; ++i) inout += qkv->tensors[i].role == NPUKIT_INOUT;
+  EXPECT_EQ(inout, 2);  // the caches
+
+  EXPECT_EQ(npukit_op_describe("no_such_op"), nullptr);
+  EXPECT_NE(std::string(npukit_last_error()).find("no_such_op"), std::string::npos) << npukit_last_error();
+  EXPECT_EQ(npukit_op_describe(nullptr), nullptr);
+  EXPECT_STREQ(npukit_last_error(), "op is NULL");
+}
+
 TEST(CApi, ExportsOnlyItsOwnSymbols) {
   // The Halide runtime inside must stay hidden: a host that links Halide or LLVM itself
   // would otherwise get ours.
@@ -150,7 +198,7 @@ TEST(CApi, ExportsOnlyItsOwnSymbols) {
     ++exported;
   }
   pclose(p);
-  EXPECT_EQ(exported, 11);  // runtime/c_api.map lists them
+  EXPECT_EQ(exported, 12);  // runtime/c_api.map lists them
 }
 
 }  // namespace

@@ -5,6 +5,9 @@ usage: install_check.py <cmake> <build dir> <mode>
   pkgconfig  build tests/consumer/main.c with cc $(pkg-config --cflags --libs npukit), run it
   exports    libnpukit.so exports only npukit_*, holds no golden code and links no
              libHalide/libLLVM; the installed CLI runs
+  python     `import npukit` from the installed site path runs an op; where the build has
+             the PyTorch extension, the installed one (which links no libHalide/libLLVM)
+             gives torch.ops.npukit
 
 Each mode installs into its own temporary prefix, then moves the tree elsewhere before
 using it, so a file that kept an absolute path to the prefix or the build fails here.
@@ -26,6 +29,7 @@ EXPECTED = [
     "lib/cmake/npukit/npukitConfigVersion.cmake",
     "lib/cmake/npukit/npukitTargets.cmake",
     "lib/pkgconfig/npukit.pc",
+    "lib/python3/dist-packages/npukit/__init__.py",
 ]
 
 
@@ -123,6 +127,36 @@ def check_exports(prefix):
         sys.exit("the installed npukit does not read its installed presets:\n" + sim)
 
 
+PYTHON_SMOKE = '''
+import os, sys
+import numpy as np
+import npukit
+prefix = os.path.realpath(sys.argv[1])
+assert os.path.realpath(npukit.__file__).startswith(prefix), npukit.__file__
+y = npukit.run("rms_norm", {"x": np.ones((1, 8), np.float32), "weight": np.ones(8, np.float32)})["y"]
+assert np.allclose(y, 1, rtol=1e-4), y
+if sys.argv[2] == "torch":
+    import torch
+    ops = npukit.load_torch()
+    assert os.path.realpath(npukit.torch_library()).startswith(prefix), npukit.torch_library()
+    assert torch.allclose(ops.rms_norm(torch.ones(1, 8), torch.ones(8), 1e-5), torch.ones(1, 8), rtol=1e-4)
+print("installed npukit module ok", sys.argv[2])
+'''
+
+
+def check_python(build, prefix):
+    torch = os.path.exists(os.path.join(build, "runtime", "torch", "libnpukit_torch.so"))
+    if torch:
+        lib = os.path.join(prefix, "lib", "libnpukit_torch.so")
+        if not os.path.exists(lib):
+            sys.exit("the build has libnpukit_torch.so but the install does not")
+        needed = [line.split()[-1] for line in output(["readelf", "-d", lib]).splitlines() if "(NEEDED)" in line]
+        if any("libHalide" in n or "libLLVM" in n for n in needed) or "[libnpukit.so]" not in needed:
+            sys.exit(f"libnpukit_torch.so links {needed}: it must link libnpukit.so and no libHalide/libLLVM")
+    env = dict(os.environ, PYTHONPATH=os.path.join(prefix, "lib", "python3", "dist-packages"))
+    run(["/usr/bin/python3", "-c", PYTHON_SMOKE, prefix, "torch" if torch else "no-torch"], env=env)
+
+
 def main():
     cmake, build, mode = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="npukit-install-") as tmp:
@@ -133,6 +167,8 @@ def main():
             check_pkgconfig(prefix, tmp)
         elif mode == "exports":
             check_exports(prefix)
+        elif mode == "python":
+            check_python(build, prefix)
         else:
             sys.exit(f"unknown mode {mode}")
     print(f"install_check {mode}: ok")

@@ -20,6 +20,11 @@ add_executable(npu_analysis_test ${CMAKE_CURRENT_LIST_DIR}/npu_analysis_test.cpp
 target_link_libraries(npu_analysis_test PRIVATE npukit_npu_sim GTest::gtest_main)
 gtest_discover_tests(npu_analysis_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 
+# The merged walk of the nest reports what the walk of every iteration reports.
+add_executable(npu_walk_merge_test ${CMAKE_CURRENT_LIST_DIR}/npu_walk_merge_test.cpp)
+target_link_libraries(npu_walk_merge_test PRIVATE npukit_npu_sim GTest::gtest_main)
+gtest_discover_tests(npu_walk_merge_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+
 # One deliberately bad NPU schedule per rule, each yielding exactly its diagnostic.
 add_executable(npu_bad_schedules_test ${CMAKE_CURRENT_LIST_DIR}/npu_bad_schedules_test.cpp)
 target_link_libraries(npu_bad_schedules_test PRIVATE npukit_npu_sim GTest::gtest_main)

@@ -9,8 +9,9 @@
 #include <stddef.h>
 
 /* The version of this interface: a host compiled against it checks that the library it
- * loaded has the same (npukit_abi_version()). Version 1 added prepared ops. */
-#define NPUKIT_ABI_VERSION 1
+ * loaded has the same (npukit_abi_version()). Version 1 added prepared ops, version 2 op
+ * descriptions. */
+#define NPUKIT_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,48 @@ const char* npukit_last_error(void);
 /* The registered operators, for discovery. */
 size_t npukit_op_count(void);
 const char* npukit_op_name(size_t index); /* NULL when index >= npukit_op_count() */
+
+/* Op descriptions (ABI 2): what `npukit list` shows, for hosts that derive their bindings
+ * from the registry (the PyTorch extension, the Python module) instead of naming ops. */
+typedef enum { NPUKIT_INPUT = 0, NPUKIT_OUTPUT = 1, NPUKIT_INOUT = 2 } npukit_role;
+
+typedef struct {
+  const char* name;
+  npukit_role role;          /* NPUKIT_INOUT: passed like an input, updated in place */
+  int optional;              /* an input the op can do without (NULL by position) */
+  int constant;              /* npukit_op_set_constant can pack it */
+  size_t ndim;
+  const char* const* dims;   /* named dimensions, outermost first; equal names, equal sizes */
+  size_t n_dtypes;
+  const DLDataType* dtypes;  /* the dtypes it takes; an output without the two below has dtypes[0] */
+  const char* same_dtype_as; /* "" or the tensor whose dtype it shares (when that one is given) */
+  const char* dtype_param;   /* "" or the choice parameter whose value names its dtype ("int32") */
+} npukit_tensor_info;
+
+typedef enum { NPUKIT_PARAM_REAL = 0, NPUKIT_PARAM_INTEGER = 1, NPUKIT_PARAM_CHOICE = 2 } npukit_param_kind;
+
+typedef struct {
+  const char* name;
+  npukit_param_kind kind;
+  const char* default_value; /* as text, parsed like a given value */
+  double min, max;           /* inclusive, for real and integer */
+  size_t n_choices;
+  const char* const* choices;
+  const char* doc;
+} npukit_param_info;
+
+typedef struct {
+  const char* name;
+  const char* summary;
+  size_t n_tensors;
+  const npukit_tensor_info* tensors; /* in the positional order of npukit_op_run_positional */
+  size_t n_params;
+  const npukit_param_info* params;
+} npukit_op_info;
+
+/* The description of `op`, valid for the life of the process; NULL for an unknown op
+ * (npukit_last_error). */
+const npukit_op_info* npukit_op_describe(const char* op);
 
 const char* npukit_version(void);
 int npukit_abi_version(void); /* NPUKIT_ABI_VERSION of the library loaded */

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <memory>
 #include <set>
 #include <stdexcept>
+
+#include "simulator/analysis/iteration_key.h"
 
 namespace npukit::sim {
 
@@ -271,8 +274,9 @@ class ScopedEnv {
 
 class NestWalker {
  public:
-  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env)
-      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(env) {
+  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env,
+             Walk walk)
+      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(env), walk_(walk) {
     result_.op = op;
   }
 
@@ -286,6 +290,7 @@ class NestWalker {
   const NpuPlan& plan_;
   std::set<std::string> outputs_;
   Bindings env_;
+  const Walk walk_;
   int64_t mult_ = 1;
   int64_t iterations_ = 0;
   std::vector<std::string> loops_;  // enclosing loops, outermost first
@@ -323,9 +328,10 @@ class NestWalker {
   struct LoopFacts {
     bool any_produce = false, output_store = false, iterate = false;
     std::string output;  // the one output the loop stores into ("" when none or several)
+    std::unique_ptr<IterationKey> key;  // for a loop walked iteration by iteration: which ones merge
   };
   std::map<const For*, LoopFacts> loop_facts_;
-  const LoopFacts& loop_facts(const For* op) {
+  LoopFacts& loop_facts(const For* op) {
     auto it = loop_facts_.find(op);
     if (it != loop_facts_.end()) return it->second;
     StmtFacts f(plan_, outputs_);
@@ -336,7 +342,8 @@ class NestWalker {
     lf.output_store = f.stored_outputs.size() == 1;
     if (lf.output_store) lf.output = *f.stored_outputs.begin();
     lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
-    return loop_facts_.emplace(op, lf).first->second;
+    if (lf.iterate && walk_ == Walk::merged) lf.key = std::make_unique<IterationKey>(op);
+    return loop_facts_.emplace(op, std::move(lf)).first->second;
   }
 
   void walk(const Stmt& s) {
@@ -410,7 +417,7 @@ class NestWalker {
     const int64_t min = eval(op->min, "the min of loop " + op->name);
     const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
     note_loop(op, min, extent);
-    const LoopFacts& facts = loop_facts(op);
+    LoopFacts& facts = loop_facts(op);
     // The matrix tile: the outermost loop of the matrix stage over one of its m, n, k dims
     // with no staging inside. Loops of the stage's other dims outside it (a prefill's
     // tokens sharing a K block) repeat the tile.
@@ -429,14 +436,10 @@ class NestWalker {
     }
     const bool iterate = facts.iterate;
     loops_.push_back(op->name);
-    if (iterate) {
-      int64_t& var = env_[op->name];  // (references into the map survive its rehashes)
-      for (int64_t i = min; i < min + extent; ++i) {
-        if (++iterations_ > 20000000)
-          fail("more than 20,000,000 loop iterations; the analysis walks each tile: use larger tiles");
-        var = i;
-        walk(op->body);
-      }
+    if (iterate && walk_ == Walk::merged) {
+      walk_runs(op, min, extent, *facts.key);
+    } else if (iterate) {
+      for (int64_t i = min; i < min + extent; ++i) walk_iteration(op, i, 1);
     } else if (extent > 0) {
       env_[op->name] = min;
       const int64_t saved = mult_;
@@ -446,6 +449,45 @@ class NestWalker {
     }
     env_.erase(op->name);
     loops_.pop_back();
+  }
+
+  void count_iteration() {
+    if (++iterations_ > 20000000)
+      fail("more than 20,000,000 loop iterations; the analysis walks each tile: use larger tiles");
+  }
+
+  // Iteration i, standing for `times` iterations that take the same path.
+  void walk_iteration(const For* op, int64_t i, int64_t times) {
+    count_iteration();
+    env_[op->name] = i;
+    const int64_t saved = mult_;
+    mult_ *= times;
+    walk(op->body);
+    mult_ = saved;
+  }
+
+  // Runs of consecutive iterations with equal keys, each walked at its first, second and
+  // last iteration (the second standing for the rest): the counts are exact, and the
+  // alignment of an address affine in the loop variable, or clamped at the run's end, is
+  // the least over the run.
+  void walk_runs(const For* op, int64_t min, int64_t extent, IterationKey& key) {
+    std::vector<std::optional<int64_t>> run_key, next;
+    int64_t start = min;
+    key.enter(env_);
+    if (extent > 0) key.at(min, run_key);
+    for (int64_t i = min + 1; i <= min + extent; ++i) {
+      if (i < min + extent) {
+        count_iteration();
+        key.at(i, next);
+        if (next == run_key) continue;
+      }
+      const int64_t n = i - start;
+      walk_iteration(op, start, 1);
+      if (n >= 2) walk_iteration(op, start + 1, n >= 3 ? n - 2 : 1);
+      if (n >= 3) walk_iteration(op, i - 1, 1);
+      start = i;
+      run_key.swap(next);
+    }
   }
 
   void allocate(const Allocate* op) {
@@ -764,7 +806,9 @@ class NestWalker {
       if (plan_.placement(l->name)) readers_[l->name].insert(unit);
   }
 
-  void add_vector_work(const std::string& func, const Store* st, int64_t elements, const OpCounter& counted) {
+  // `first`: the store's first visit, when its accesses' alignment (a fact of the node) is read.
+  void add_vector_work(const std::string& func, const Store* st, int64_t elements, const OpCounter& counted,
+                       bool first = true) {
     const std::map<VectorOp, int64_t>& per_element = counted.ops;
     auto [it, fresh] = vector_index_.emplace(func, result_.vector.size());
     if (fresh) {
@@ -783,7 +827,7 @@ class NestWalker {
     v.elements += elements;
     for (const auto& [cls, n] : per_element) v.ops[cls] += n * elements;
     // Alignment of vector accesses to on-chip buffers, from Halide's modulus facts.
-    if (st->value.type().lanes() > 1) {
+    if (first && st->value.type().lanes() > 1) {
       auto note = [&](const std::string& name, const ModulusRemainder& a, int64_t esize) {
         if (!plan_.placement(name)) return;
         const int64_t g = a.modulus == 0 ? a.remainder : std::gcd(a.modulus, a.remainder);
@@ -798,15 +842,22 @@ class NestWalker {
     }
   }
 
+  // What a store computes depends on the node and the data lets around it, never on the
+  // iteration: counted once per node (a merged walk still visits a store per run).
+  std::unordered_map<const Store*, OpCounter> store_ops_;
+
   void store(const Store* op) {
-    if (outputs_.count(op->name)) fail("a store into output " + op->name + " outside a copy loop");
-    OpCounter ops;
-    ops.float_only = op->value.type().is_float();
-    op->value.accept(&ops);
-    for (const Expr& e : data_lets_) e.accept(&ops);
+    auto [it, fresh] = store_ops_.try_emplace(op);
+    OpCounter& ops = it->second;
+    if (fresh) {
+      if (outputs_.count(op->name)) fail("a store into output " + op->name + " outside a copy loop");
+      ops.float_only = op->value.type().is_float();
+      op->value.accept(&ops);
+      for (const Expr& e : data_lets_) e.accept(&ops);
+      if (!ops.ops.empty()) note_readers(op->value, data_lets_, Unit::vector);
+    }
     if (ops.ops.empty()) return;  // plain copies and initial values
-    note_readers(op->value, data_lets_, Unit::vector);
-    add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops);
+    add_vector_work(op->name, op, op->value.type().lanes() * mult_, ops, fresh);
   }
 
   void finish() {
@@ -869,8 +920,8 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
 }
 
 OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op,
-                        const std::vector<std::string>& outputs, const Bindings& env) {
-  return NestWalker(plan, op, outputs, env).run(nest);
+                        const std::vector<std::string>& outputs, const Bindings& env, Walk walk) {
+  return NestWalker(plan, op, outputs, env, walk).run(nest);
 }
 
 }  // namespace npukit::sim

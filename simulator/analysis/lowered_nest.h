@@ -22,10 +22,17 @@ Halide::Internal::Stmt capture_lowered_nest(schedules::npu::NpuPipeline& p, cons
 // "<name>.stride.i" for dims given innermost first.
 void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector<int64_t>& extents);
 
+// How the loops that must be walked iteration by iteration (they hold transfers, tiles or
+// bounds that move) are read: `merged` walks each run of iterations whose control is
+// equal (simulator/analysis/iteration_key.h) at three of its iterations; `every_iteration`
+// walks all of them, the reference tests hold the merged walk to.
+enum class Walk { merged, every_iteration };
+
 // Reads the nest under `env` (every buffer field and parameter it needs). Throws
 // std::runtime_error naming the loop or allocation whose size it cannot evaluate.
 // `outputs`: the Func names of the pipeline's outputs (NpuPipeline::output_funcs).
 OpAnalysis analyse_nest(const Halide::Internal::Stmt& nest, const schedules::npu::NpuPlan& plan,
-                        const std::string& op, const std::vector<std::string>& outputs, const Bindings& env);
+                        const std::string& op, const std::vector<std::string>& outputs, const Bindings& env,
+                        Walk walk = Walk::merged);
 
 }  // namespace npukit::sim

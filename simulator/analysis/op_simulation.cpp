@@ -236,7 +236,7 @@ ResolvedRequest resolve_stage(const schedules::npu::NpuStage& stage, const ArchS
   return resolve_request(r, arch);
 }
 
-OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const ArchSpec& arch) {
+OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const ArchSpec& arch, Walk walk) {
   const NpuSchedule& s = *r.schedule;
   for (const auto& [key, value] : knobs) check_knob(s, key, value);
   check_tile_count(s, r.shape, knobs);
@@ -264,7 +264,7 @@ OpAnalysis analyse_resolved(const ResolvedRequest& r, const Knobs& knobs, const 
     }
     env[p.name()] = v;
   }
-  OpAnalysis a = analyse_nest(c->nest, c->pipeline.plan, s.op, c->pipeline.output_funcs(), env);
+  OpAnalysis a = analyse_nest(c->nest, c->pipeline.plan, s.op, c->pipeline.output_funcs(), env, walk);
   a.dtype = analysis_dtype(r.dtype);
   a.shape = r.shape;
   a.schedule = knobs;

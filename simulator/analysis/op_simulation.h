@@ -13,6 +13,7 @@
 
 #include "schedules/npu/npu_pipeline.h"
 #include "schedules/npu/npu_schedule.h"
+#include "simulator/analysis/lowered_nest.h"
 #include "simulator/analysis/op_analysis.h"
 
 namespace npukit::sim {
@@ -54,7 +55,9 @@ void check_knob(const schedules::npu::NpuSchedule& s, const std::string& name, i
 OpAnalysis analyse_op(const SimRequest& request, const ArchSpec& arch);
 // The same for a resolved request with other knobs (the tuner's candidates): no lowering
 // once the variant is cached. Knob values are checked against their declared ranges.
-OpAnalysis analyse_resolved(const ResolvedRequest& r, const schedules::npu::Knobs& knobs, const ArchSpec& arch);
+// `walk`: lowered_nest.h's (tests compare the two).
+OpAnalysis analyse_resolved(const ResolvedRequest& r, const schedules::npu::Knobs& knobs, const ArchSpec& arch,
+                            Walk walk = Walk::merged);
 
 // The lowered nest the analysis reads for `request` (Halide's statement syntax), for
 // `npukit sim --nest`: what an operator author checks the schedule against, also when the
