@@ -10,7 +10,8 @@ namespace npukit {
 
 const std::vector<const OpSpec*>& all_ops() {
   static const std::vector<const OpSpec*> ops = {&rms_norm_spec(), &rope_spec(), &int8_gemm_spec(), &attention_spec(),
-                                                     &qkv_attention_spec(), &per_token_quant_spec()};
+                                                     &qkv_attention_spec(), &per_token_quant_spec(),
+                                                     &silu_mul_spec(), &add_rms_norm_spec()};
   return ops;
 }
 

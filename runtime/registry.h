@@ -14,6 +14,8 @@ const OpSpec& int8_gemm_spec();
 const OpSpec& attention_spec();
 const OpSpec& qkv_attention_spec();
 const OpSpec& per_token_quant_spec();
+const OpSpec& silu_mul_spec();
+const OpSpec& add_rms_norm_spec();
 
 // Every shipped operator, in a stable order.
 const std::vector<const OpSpec*>& all_ops();

@@ -119,7 +119,7 @@ TEST(Bind, TensorsAndTargetsAreChecked) {
   Call c = bind_call(op(), "cpu:avx9000", t.views(), {});
   EXPECT_NE(error_of([&] { run_call(c); }, Errc::unsupported).find("has no CPU tier 'avx9000' (it has: avx512, avx2, sse41)"),
             std::string::npos);
-  EXPECT_EQ(error_of([&] { find_op("softmax"); }), "unknown op 'softmax' (known: rms_norm, rope, int8_gemm, attention, qkv_attention, per_token_quant)");
+  EXPECT_EQ(error_of([&] { find_op("softmax"); }), "unknown op 'softmax' (known: rms_norm, rope, int8_gemm, attention, qkv_attention, per_token_quant, silu_mul, add_rms_norm)");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ endif()
 include(GoogleTest)
 
 add_executable(golden_test
+  ${CMAKE_CURRENT_LIST_DIR}/golden_add_rms_norm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_attention_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_int8_gemm_test.cpp
@@ -15,6 +16,7 @@ add_executable(golden_test
   ${CMAKE_CURRENT_LIST_DIR}/golden_per_token_quant_cases_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_rms_norm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_rope_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_silu_mul_test.cpp
 )
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

@@ -1,4 +1,4 @@
-// The merged walk (runs of iterations with equal control walked once, iteration_key.h)
+// The merged walk (one iteration walked per group of iterations with equal keys, iteration_key.h)
 // reports exactly what walking every iteration reports: transfers with their counts and
 // alignments, tiles, vector work, allocations, and so cycles and violations. Random shapes
 // of every registered schedule, so that last blocks, chunks and token tiles come out

@@ -174,7 +174,7 @@ TEST(PreparedOp, CreateRefusesBadOpsTargetsAndParameters) {
       {"rms_norm", "cpu", {{"eps", "0"}, {"eps", "1"}}, "parameter eps given twice"},
       {"rms_norm", "cpu", {{"eps", nullptr}}, "params[0] has a NULL name or value"},
       {"int8_gemm", "cpu", {{"out", "int4"}}, "int8_gemm: parameter out=int4: must be one of int32, float32, float16, int8"},
-      {"softmax", "cpu", {}, "unknown op 'softmax' (known: rms_norm, rope, int8_gemm, attention, qkv_attention, per_token_quant)"},
+      {"softmax", "cpu", {}, "unknown op 'softmax' (known: rms_norm, rope, int8_gemm, attention, qkv_attention, per_token_quant, silu_mul, add_rms_norm)"},
       {nullptr, "cpu", {}, "op is NULL"},
       {"rms_norm", "tpu", {}, "rms_norm: no kernel for target 'tpu' (it has: cpu, gpu-cuda, gpu-opencl)"},
       {"rms_norm", "gpu-opencl:fast", {}, "target gpu-opencl:fast: only the cpu target takes a tier"},

@@ -32,6 +32,14 @@ def rope_numpy(x, positions, theta, rotary_dim, style):
     return y
 
 
+def silu_mul_numpy(gate_up):
+    """SwiGLU's activation on a fused [T, 2F] gate|up projection output, gate first."""
+    g64 = gate_up.astype(np.float64)
+    f = g64.shape[-1] // 2
+    gate, up = g64[..., :f], g64[..., f:]
+    return gate / (1 + np.exp(-gate)) * up
+
+
 def run(npukit, *args):
     p = subprocess.run([npukit, *args], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
@@ -143,6 +151,43 @@ def main():
             ok = np.allclose(o, want, rtol=tol, atol=tol)
             print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(o - want)):.3g}")
             failures += not ok
+        for dtype, rtol, atol in ((np.float32, 2e-5, 1e-6), (np.float16, 2e-3, 1e-3)):
+            # silu_mul takes the projection's [T, 2F] output as the [T, 2, F] view of it.
+            gu = (3 * rng.standard_normal((3, 2 * 1000))).astype(dtype)
+            gp, yp = os.path.join(d, "gu.npy"), os.path.join(d, "y.npy")
+            np.save(gp, gu.reshape(3, 2, 1000))
+            code, out = run(npukit, "run", "--op", "silu_mul", "--in", f"gate_up={gp}", "--out", f"y={yp}")
+            name = f"silu_mul {np.dtype(dtype).name} 3x2x1000"
+            if code != 0:
+                print(f"FAIL {name}: exit {code}: {out}")
+                failures += 1
+            else:
+                y, want = np.load(yp), silu_mul_numpy(gu)
+                ok = y.dtype == dtype and y.shape == want.shape and np.allclose(y.astype(np.float64), want, rtol=rtol, atol=atol)
+                print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
+                failures += not ok
+            # add_rms_norm: the residual is inout, saved with --out after the call.
+            x = rng.standard_normal((5, 4096)).astype(dtype)
+            r = rng.standard_normal((5, 4096)).astype(dtype)
+            w = rng.uniform(0.5, 1.5, 4096).astype(dtype)
+            paths = {n: os.path.join(d, n + ".npy") for n in ("x", "r", "w", "y", "r2")}
+            for n, arr in (("x", x), ("r", r), ("w", w)):
+                np.save(paths[n], arr)
+            code, out = run(npukit, "run", "--op", "add_rms_norm", "--in", f"x={paths['x']}", "--in", f"residual={paths['r']}",
+                            "--in", f"weight={paths['w']}", "--param", "eps=1e-6", "--out", f"y={paths['y']}",
+                            "--out", f"residual={paths['r2']}")
+            name = f"add_rms_norm {np.dtype(dtype).name} 5x4096"
+            if code != 0:
+                print(f"FAIL {name}: exit {code}: {out}")
+                failures += 1
+            else:
+                r2, y = np.load(paths["r2"]), np.load(paths["y"])
+                want_r = (x.astype(np.float64) + r.astype(np.float64)).astype(dtype)  # one rounding of the exact sum
+                want_y = rms_norm_numpy(want_r, w, 1e-6)
+                ok = np.array_equal(r2, want_r) and np.allclose(y.astype(np.float64), want_y, rtol=rtol, atol=atol)
+                print(f"{'ok  ' if ok else 'FAIL'} {name}: residual exact {np.array_equal(r2, want_r)}, "
+                      f"y max abs err {np.max(np.abs(y.astype(np.float64) - want_y)):.3g}")
+                failures += not ok
         # A new user's typical mistake: float64 input. It must be a clear error, exit 2.
         np.save(os.path.join(d, "x64.npy"), np.ones((2, 8)))
         np.save(os.path.join(d, "w64.npy"), np.ones(8))
@@ -151,7 +196,7 @@ def main():
         ok = code == 2 and "dtype float64 is not supported" in out
         print(f"{'ok  ' if ok else 'FAIL'} float64 input rejected: exit {code}: {out.strip()}")
         failures += not ok
-    print(f"{23 - failures} passed, {failures} failed")
+    print(f"{27 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

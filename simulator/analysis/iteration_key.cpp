@@ -37,9 +37,11 @@ struct Control : IRVisitor {
   std::vector<std::pair<std::string, Expr>> lets;  // in binding order
   std::map<std::string, int> bindings;
   std::set<std::string> loops;
+  std::map<std::string, std::vector<const For*>> loop_nodes;
   using IRVisitor::visit;
   void visit(const For* op) override {
     loops.insert(op->name);
+    loop_nodes[op->name].push_back(op);
     exprs.push_back(op->min);
     exprs.push_back(op->extent);
     IRVisitor::visit(op);
@@ -63,34 +65,189 @@ struct Control : IRVisitor {
   }
 };
 
+// The DRAM addresses the walk records a transfer at, each as the walk evaluates it: the
+// address of the copy's first element (its copy loops at their min, lets inlined) and the
+// steps of its two innermost copy loops (contiguity and stride). A load from DRAM inside a
+// staged Func's produce copies in; a loop nest that stores into an output and holds no
+// produce copies out (NestWalker::walk_for decides the same way).
+class Addresses : public IRVisitor {
+ public:
+  struct Address {
+    Expr base;
+    std::vector<Expr> steps;
+  };
+  Addresses(const std::set<std::string>& allocated, const std::set<std::string>& outputs, const Control& c)
+      : allocated_(allocated), outputs_(outputs) {}
+  std::vector<Address> found;
+
+ private:
+  using IRVisitor::visit;
+  const std::set<std::string>& allocated_;
+  const std::set<std::string>& outputs_;
+  struct Bound {
+    std::string name;
+    Expr value;
+    size_t depth;  // loops_.size() where it is bound
+  };
+  std::vector<Bound> lets_;          // enclosing lets inside the body, outermost first
+  std::vector<const For*> loops_;    // enclosing loops inside the body, outermost first
+  std::vector<size_t> producers_;    // loops_.size() at each enclosing produce
+
+  void visit(const For* op) override {
+    loops_.push_back(op);
+    IRVisitor::visit(op);
+    loops_.pop_back();
+  }
+  void visit(const LetStmt* op) override {
+    op->value.accept(this);
+    lets_.push_back({op->name, op->value, loops_.size()});
+    op->body.accept(this);
+    lets_.pop_back();
+  }
+  void visit(const ProducerConsumer* op) override {
+    if (op->is_producer) producers_.push_back(loops_.size());
+    IRVisitor::visit(op);
+    if (op->is_producer) producers_.pop_back();
+  }
+  void visit(const Store* op) override {
+    if (outputs_.count(op->name)) {
+      // The copy-out nest: from the outermost enclosing loop that holds no produce or
+      // consume and stores no other output.
+      size_t first = loops_.size();
+      while (first > 0 && copies_out(loops_[first - 1], op->name)) --first;
+      if (!producers_.empty()) first = std::max(first, producers_.back());
+      add(op->index, first);
+    } else if (!producers_.empty()) {
+      struct Loads : IRVisitor {
+        std::vector<const Load*> found;
+        using IRVisitor::visit;
+        void visit(const Load* l) override {
+          found.push_back(l);
+          IRVisitor::visit(l);
+        }
+      } loads;
+      op->value.accept(&loads);
+      for (const Load* l : loads.found)
+        if (!allocated_.count(l->name)) add(l->index, producers_.back());
+    }
+    IRVisitor::visit(op);
+  }
+
+  bool copies_out(const For* loop, const std::string& output) const {
+    struct Finder : IRVisitor {
+      const std::set<std::string>* outputs;
+      const std::string* output;
+      bool other = false;
+      using IRVisitor::visit;
+      void visit(const ProducerConsumer* p) override {
+        other = true;  // (the walker's copy-out nest holds neither produce nor consume)
+        IRVisitor::visit(p);
+      }
+      void visit(const Store* st) override {
+        other = other || (st->name != *output && outputs->count(st->name));
+        IRVisitor::visit(st);
+      }
+    } f;
+    f.outputs = &outputs_;
+    f.output = &output;
+    loop->body.accept(&f);
+    return !f.other;
+  }
+
+  // `index` with the copy loops loops_[first...] at their min, or one of them (`step`)
+  // one past it, under the lets bound inside those loops that it reads (kept as lets:
+  // inlined, a lowered index can grow exponentially).
+  Expr at_min(const Expr& index, size_t first, const For* step) const {
+    std::map<std::string, Expr> at;
+    for (size_t i = first; i < loops_.size(); ++i) {
+      const Expr min = substitute(at, loops_[i]->min);  // an inner min may read an outer copy loop
+      at[loops_[i]->name] = loops_[i] == step ? min + 1 : min;
+    }
+    Expr e = substitute(at, index);
+    std::set<std::string> reads;
+    free_vars(e, reads);
+    for (auto it = lets_.rbegin(); it != lets_.rend() && it->depth > first; ++it) {
+      if (!reads.count(it->name)) continue;  // (a data let would make the whole address unknown)
+      const Expr value = substitute(at, it->value);
+      free_vars(value, reads);
+      e = Let::make(it->name, value, e);
+    }
+    return e;
+  }
+
+  void add(Expr index, size_t first) {
+    if (const auto* r = index.as<Ramp>()) index = r->base;
+    Address a;
+    a.base = at_min(index, first, nullptr);
+    for (size_t i = loops_.size(); i > first && i + 2 > loops_.size(); --i)
+      a.steps.push_back(at_min(index, first, loops_[i - 1]) - a.base);
+    found.push_back(a);
+  }
+};
+
 // The key's parts: the largest sub-expressions of the control that read the loop
 // variable and can be evaluated once per iteration, i.e. read no inner loop's variable.
 // An extent `max_2 - min_2 + 1` is one part (equal for every full block) rather than its
-// moving ends; a bound that also reads an inner variable contributes its pieces.
+// moving ends. A piece that also reads the variable of one inner loop whose bounds are
+// known per iteration (a chunk's K blocks) belongs to that loop's sequence: its values
+// over the inner loop's iterations are part of the key, so chunks whose blocks come out
+// the same merge although they start at different blocks. Anything else contributes its
+// pieces.
 class KeyParts : public IRGraphVisitor {
  public:
+  // A key value: an expression's value, or (an address) the largest power of two dividing it.
+  struct Value {
+    Expr e;
+    bool alignment = false;
+  };
+  struct Sequence {
+    const For* loop;
+    std::vector<Value> values;
+  };
+
   KeyParts(const For* loop, const Control& c) : loop_(loop->name), c_(c) {
-    for (const auto& [name, value] : c.lets) {
+    // Inner loops whose bounds read no inner loop's variable: with every inner loop opaque
+    // first, then the sequences' own variables seen through.
+    classify_lets();
+    for (const auto& [name, nodes] : c.loop_nodes) {
+      if (nodes.size() != 1) continue;  // sibling loops of one name: which one is ambiguous
       std::set<std::string> names;
-      free_vars(value, names);
-      Flags& f = lets_[name];
-      f.moves = f.moves || moves(names);
-      f.inner = f.inner || c.bindings.at(name) > 1 || inner(names);
-      values_[name].push_back(value);
+      free_vars(nodes[0]->min, names);
+      free_vars(nodes[0]->extent, names);
+      if (!opaque(names)) sequence_of_[name] = nodes[0];
     }
+    classify_lets();
   }
 
-  std::vector<Expr> parts;
+  std::vector<Value> parts;
+  std::map<std::string, Sequence> sequences;
+
+  // A transfer's DRAM address: only its alignment matters when it is one piece.
+  void include_address(const Expr& e) {
+    address_ = true;
+    include(e);
+    address_ = false;
+  }
 
   using IRGraphVisitor::include;
   void include(const Expr& e) override {
-    if (let_depth_ == 0 && !seen_.insert(e.get()).second) return;  // (a node inside a let may mean more)
+    const bool address = address_;
+    address_ = false;  // the pieces of an address are values
+    if (let_depth_ == 0 && !seen_.insert({e.get(), address}).second) return;  // (a node inside a let may mean more)
     std::set<std::string> names;
     free_vars(e, names);
     if (!moves(names)) return;
-    if (!inner(names)) {
-      parts.push_back(e);
-      return;
+    if (!opaque(names)) {
+      const std::set<std::string> seq = sequences_read(names);
+      if (seq.empty()) {
+        parts.push_back({e, address});
+        return;
+      }
+      if (seq.size() == 1) {
+        const std::string& l = *seq.begin();
+        sequences.try_emplace(l, Sequence{sequence_of_.at(l), {}}).first->second.values.push_back({e, address});
+        return;
+      }
     }
     if (const auto* v = e.as<Variable>()) {
       for (const Expr& value : values_.at(v->name)) include(value);
@@ -102,7 +259,7 @@ class KeyParts : public IRGraphVisitor {
       free_vars(l->value, value_names);
       const Flags saved = lets_[l->name];
       const std::vector<Expr> saved_values = values_[l->name];
-      lets_[l->name] = Flags{moves(value_names), true};
+      lets_[l->name] = Flags{moves(value_names), true, {}};
       values_[l->name] = {l->value};
       ++let_depth_;
       include(l->value);
@@ -115,30 +272,53 @@ class KeyParts : public IRGraphVisitor {
     IRGraphVisitor::include(e);
   }
 
-  // Lets the parts read, in binding order (each bound once: an inner one is never read).
-  std::vector<std::pair<std::string, Expr>> lets_read() const {
+  // Lets the parts and sequences read, in binding order (each bound once: an opaque one is
+  // never read), split by the sequence whose variable they read ("" for none).
+  std::map<std::string, std::vector<std::pair<std::string, Expr>>> lets_read() const {
     std::set<std::string> read;
-    for (const Expr& e : parts) free_vars(e, read);
+    for (const Value& v : parts) free_vars(v.e, read);
+    for (const auto& [l, seq] : sequences)
+      for (const Value& v : seq.values) free_vars(v.e, read);
     for (auto it = c_.lets.rbegin(); it != c_.lets.rend(); ++it)
       if (read.count(it->first)) free_vars(it->second, read);
-    std::vector<std::pair<std::string, Expr>> out;
-    for (const auto& l : c_.lets)
-      if (read.count(l.first)) out.push_back(l);
+    std::map<std::string, std::vector<std::pair<std::string, Expr>>> out;
+    for (const auto& l : c_.lets) {
+      if (!read.count(l.first)) continue;
+      const std::set<std::string>& seq = lets_.at(l.first).sequences;
+      out[seq.empty() ? "" : *seq.begin()].push_back(l);
+    }
     return out;
   }
 
  private:
   struct Flags {
-    bool moves = false;  // reads the loop variable, directly or through lets
-    bool inner = false;  // reads an inner loop's variable, or is bound more than once
+    bool moves = false;   // reads the loop variable, directly or through lets
+    bool opaque = false;  // reads an inner loop's variable (not a sequence's), or is bound more than once
+    std::set<std::string> sequences;  // the sequence loops whose variables it reads
   };
   const std::string loop_;
   const Control& c_;
   std::map<std::string, Flags> lets_;
   std::map<std::string, std::vector<Expr>> values_;
-  std::set<const IRNode*> seen_;
+  std::map<std::string, const For*> sequence_of_;
+  std::set<std::pair<const IRNode*, bool>> seen_;
   int let_depth_ = 0;
+  bool address_ = false;
 
+  void classify_lets() {
+    lets_.clear();
+    values_.clear();
+    for (const auto& [name, value] : c_.lets) {
+      std::set<std::string> names;
+      free_vars(value, names);
+      Flags& f = lets_[name];
+      f.moves = f.moves || moves(names);
+      f.opaque = f.opaque || c_.bindings.at(name) > 1 || opaque(names);
+      const std::set<std::string> seq = sequences_read(names);
+      f.sequences.insert(seq.begin(), seq.end());
+      values_[name].push_back(value);
+    }
+  }
   bool moves(const std::set<std::string>& names) const {
     for (const std::string& n : names) {
       auto it = lets_.find(n);
@@ -146,31 +326,72 @@ class KeyParts : public IRGraphVisitor {
     }
     return false;
   }
-  bool inner(const std::set<std::string>& names) const {
+  bool opaque(const std::set<std::string>& names) const {
     for (const std::string& n : names) {
       auto it = lets_.find(n);
-      if (c_.loops.count(n) || (it != lets_.end() && it->second.inner)) return true;
+      if ((c_.loops.count(n) && !sequence_of_.count(n)) || (it != lets_.end() && it->second.opaque)) return true;
     }
     return false;
+  }
+  std::set<std::string> sequences_read(const std::set<std::string>& names) const {
+    std::set<std::string> out;
+    for (const std::string& n : names) {
+      if (sequence_of_.count(n)) out.insert(n);
+      auto it = lets_.find(n);
+      if (it != lets_.end()) out.insert(it->second.sequences.begin(), it->second.sequences.end());
+    }
+    return out;
   }
 };
 
 }  // namespace
 
-IterationKey::IterationKey(const For* loop) {
+IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocated,
+                           const std::set<std::string>& outputs) {
   Control c;
   loop->body.accept(&c);
   KeyParts k(loop, c);
   for (const Expr& e : c.exprs) k.include(e);
-  var_ = frame_.slot(loop->name);
-  for (const auto& [name, value] : k.lets_read()) {
-    IntProgram p(value, frame_);  // (compiled before its own slot exists: a let never reads itself)
-    lets_.emplace_back(frame_.slot(name), std::move(p));
+  Addresses addresses(allocated, outputs, c);
+  loop->body.accept(&addresses);
+  for (const Addresses::Address& a : addresses.found) {
+    k.include_address(a.base);
+    for (const Expr& step : a.steps) k.include(step);
   }
-  for (const Expr& e : k.parts) values_.emplace_back(e, frame_);
+  auto lets = k.lets_read();
+  auto compile_lets = [&](const std::string& which, std::vector<std::pair<int, IntProgram>>& out) {
+    for (const auto& [name, value] : lets[which]) {
+      IntProgram p(value, frame_);  // (compiled before its own slot exists: a let never reads itself)
+      out.emplace_back(frame_.slot(name), std::move(p));
+    }
+  };
+  // (A vector copy's main and tail paths often give the same pieces: each is computed once.)
+  auto compile_values = [&](const std::vector<KeyParts::Value>& values, std::vector<Value>& out) {
+    std::vector<const KeyParts::Value*> kept;
+    for (const KeyParts::Value& v : values) {
+      bool seen = false;
+      for (const KeyParts::Value* k : kept) seen = seen || (k->alignment == v.alignment && equal(k->e, v.e));
+      if (seen) continue;
+      kept.push_back(&v);
+      out.push_back({IntProgram(v.e, frame_), v.alignment});
+    }
+  };
+  var_ = frame_.slot(loop->name);
+  compile_lets("", lets_);
+  compile_values(k.parts, values_);
+  for (const auto& [name, seq] : k.sequences) {
+    Sequence s{frame_.slot(name), IntProgram(seq.loop->min, frame_), IntProgram(seq.loop->extent, frame_), {}, {}};
+    compile_lets(name, s.lets);
+    compile_values(seq.values, s.values);
+    sequences_.push_back(std::move(s));
+  }
   bound_here_.assign(frame_.values.size(), 0);
   bound_here_[var_] = 1;
   for (const auto& l : lets_) bound_here_[l.first] = 1;
+  for (const Sequence& s : sequences_) {
+    bound_here_[s.var] = 1;
+    for (const auto& l : s.lets) bound_here_[l.first] = 1;
+  }
 }
 
 void IterationKey::enter(const Bindings& env) {
@@ -181,11 +402,33 @@ void IterationKey::enter(const Bindings& env) {
   }
 }
 
+std::optional<int64_t> IterationKey::Value::run(SlotFrame& frame) const {
+  const std::optional<int64_t> v = program.run(frame);
+  if (!v || !alignment) return v;
+  int64_t p = 1;  // as the walker counts an address's alignment: 4096 at most, 0 is aligned
+  while (p < 4096 && (*v == 0 || *v % (p * 2) == 0)) p *= 2;
+  return p;
+}
+
 void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
   frame_.set(var_, i);
   for (const auto& [slot, program] : lets_) frame_.set(slot, program.run(frame_));
   key.clear();
-  for (const IntProgram& p : values_) key.push_back(p.run(frame_));
+  for (const Value& v : values_) key.push_back(v.run(frame_));
+  for (const Sequence& s : sequences_) {
+    const auto min = s.min.run(frame_), extent = s.extent.run(frame_);
+    key.push_back(min);
+    key.push_back(extent);
+    if (!min || !extent || *extent > kLongestSequence) {
+      key.push_back(i);  // too long to compare: this iteration merges with none
+      continue;
+    }
+    for (int64_t j = *min; j < *min + *extent; ++j) {
+      frame_.set(s.var, j);
+      for (const auto& [slot, program] : s.lets) frame_.set(slot, program.run(frame_));
+      for (const Value& v : s.values) key.push_back(v.run(frame_));
+    }
+  }
 }
 
 }  // namespace npukit::sim

@@ -281,6 +281,16 @@ class NestWalker {
   }
 
   OpAnalysis run(const Stmt& s) {
+    struct Allocations : IRVisitor {
+      std::set<std::string>* out;
+      using IRVisitor::visit;
+      void visit(const Allocate* op) override {
+        out->insert(op->name);
+        IRVisitor::visit(op);
+      }
+    } allocations;
+    allocations.out = &nest_allocations_;
+    s.accept(&allocations);
     walk(s);
     finish();
     return std::move(result_);
@@ -295,6 +305,7 @@ class NestWalker {
   int64_t iterations_ = 0;
   std::vector<std::string> loops_;  // enclosing loops, outermost first
   std::set<std::string> allocated_;  // on-chip (and host) allocations in scope
+  std::set<std::string> nest_allocations_;  // every allocation of the nest
   std::map<std::string, int64_t> element_bytes_;
   OpAnalysis result_;
   std::map<std::string, size_t> loop_index_, alloc_index_, vector_index_;
@@ -342,7 +353,7 @@ class NestWalker {
     lf.output_store = f.stored_outputs.size() == 1;
     if (lf.output_store) lf.output = *f.stored_outputs.begin();
     lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
-    if (lf.iterate && walk_ == Walk::merged) lf.key = std::make_unique<IterationKey>(op);
+    if (lf.iterate && walk_ == Walk::merged) lf.key = std::make_unique<IterationKey>(op, nest_allocations_, outputs_);
     return loop_facts_.emplace(op, std::move(lf)).first->second;
   }
 
@@ -437,7 +448,7 @@ class NestWalker {
     const bool iterate = facts.iterate;
     loops_.push_back(op->name);
     if (iterate && walk_ == Walk::merged) {
-      walk_runs(op, min, extent, *facts.key);
+      walk_groups(op, min, extent, *facts.key);
     } else if (iterate) {
       for (int64_t i = min; i < min + extent; ++i) walk_iteration(op, i, 1);
     } else if (extent > 0) {
@@ -466,28 +477,29 @@ class NestWalker {
     mult_ = saved;
   }
 
-  // Runs of consecutive iterations with equal keys, each walked at its first, second and
-  // last iteration (the second standing for the rest): the counts are exact, and the
-  // alignment of an address affine in the loop variable, or clamped at the run's end, is
-  // the least over the run.
-  void walk_runs(const For* op, int64_t min, int64_t extent, IterationKey& key) {
-    std::vector<std::optional<int64_t>> run_key, next;
-    int64_t start = min;
+  // Iterations grouped by their keys, each group walked once at its first iteration and
+  // counted for all: the key holds everything that decides the path through the body and
+  // the alignment of every DRAM address, so the counts and alignments are exact.
+  void walk_groups(const For* op, int64_t min, int64_t extent, IterationKey& key) {
     key.enter(env_);
-    if (extent > 0) key.at(min, run_key);
-    for (int64_t i = min + 1; i <= min + extent; ++i) {
-      if (i < min + extent) {
-        count_iteration();
-        key.at(i, next);
-        if (next == run_key) continue;
+    struct Hash {
+      size_t operator()(const std::vector<std::optional<int64_t>>& k) const {
+        uint64_t h = 1469598103934665603ull;
+        for (const auto& v : k) h = (h ^ (v ? static_cast<uint64_t>(*v) : 0x9e3779b97f4a7c15ull)) * 1099511628211ull;
+        return static_cast<size_t>(h);
       }
-      const int64_t n = i - start;
-      walk_iteration(op, start, 1);
-      if (n >= 2) walk_iteration(op, start + 1, n >= 3 ? n - 2 : 1);
-      if (n >= 3) walk_iteration(op, i - 1, 1);
-      start = i;
-      run_key.swap(next);
+    };
+    std::unordered_map<std::vector<std::optional<int64_t>>, size_t, Hash> group_of;
+    std::vector<std::pair<int64_t, int64_t>> groups;  // (first iteration, iterations)
+    std::vector<std::optional<int64_t>> k;
+    for (int64_t i = min; i < min + extent; ++i) {
+      count_iteration();
+      key.at(i, k);
+      auto [it, fresh] = group_of.try_emplace(k, groups.size());
+      if (fresh) groups.emplace_back(i, 0);
+      ++groups[it->second].second;
     }
+    for (const auto& [first, n] : groups) walk_iteration(op, first, n);
   }
 
   void allocate(const Allocate* op) {

@@ -23,9 +23,9 @@ Halide::Internal::Stmt capture_lowered_nest(schedules::npu::NpuPipeline& p, cons
 void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector<int64_t>& extents);
 
 // How the loops that must be walked iteration by iteration (they hold transfers, tiles or
-// bounds that move) are read: `merged` walks each run of iterations whose control is
-// equal (simulator/analysis/iteration_key.h) at three of its iterations; `every_iteration`
-// walks all of them, the reference tests hold the merged walk to.
+// bounds that move) are read: `merged` walks one iteration of each group of iterations
+// with equal keys (simulator/analysis/iteration_key.h) and counts it for the group;
+// `every_iteration` walks all of them, the reference tests hold the merged walk to.
 enum class Walk { merged, every_iteration };
 
 // Reads the nest under `env` (every buffer field and parameter it needs). Throws

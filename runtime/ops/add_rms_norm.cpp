@@ -1,0 +1,58 @@
+// The registry entry of add_rms_norm (vLLM's fused_add_rms_norm).
+#include "kernels/add_rms_norm_f16.h"
+#include "kernels/add_rms_norm_f16_gpu.h"
+#include "kernels/add_rms_norm_f32.h"
+#include "kernels/add_rms_norm_f32_gpu.h"
+#include "runtime/kernel_call.h"
+#include "runtime/registry.h"
+
+namespace npukit {
+namespace {
+
+template <bool Gpu>
+void add_rms_norm_run(const Call& call) {
+  const TensorView& residual = call.tensor("residual");
+  const In x{call.tensor("x")}, res_in{residual}, weight{call.tensor("weight")};
+  // The kernel reads `residual` and writes `residual_out`: the same host memory on the CPU
+  // (its schedule writes each row after reading it), separate device buffers on a GPU.
+  const Out res_out{residual}, y{call.tensor("y")};
+  const float eps = static_cast<float>(call.params.real("eps"));
+  if (residual.dtype == DType::float16) {
+    call_kernel(NPUKIT_KERNEL(Gpu, add_rms_norm_f16), call, x, res_in, weight, eps, y, res_out);
+  } else {
+    call_kernel(NPUKIT_KERNEL(Gpu, add_rms_norm_f32), call, x, res_in, weight, eps, y, res_out);
+  }
+}
+
+OpSpec make_spec() {
+  OpSpec op;
+  op.name = "add_rms_norm";
+  op.summary = "residual = x + residual (in place, rounded to its dtype); y = rms_norm(residual) * weight; "
+               "fp64 sum of squares, fp32 arithmetic";
+  const std::vector<DType> floats = {DType::float32, DType::float16};
+  op.tensors = {
+      {"x", TensorSpec::Role::input, {"rows", "hidden"}, floats, ""},
+      {"residual", TensorSpec::Role::inout, {"rows", "hidden"}, floats, "x"},
+      {"weight", TensorSpec::Role::input, {"hidden"}, floats, "x"},
+      {"y", TensorSpec::Role::output, {"rows", "hidden"}, floats, "x"},
+  };
+  op.params = {{"eps", ParamSpec::Kind::real, "1e-5", 0.0, 1.0, {},
+                "added to mean(residual^2) before the square root; 0 makes an all-zero row NaN"}};
+  op.kernels = {{"cpu", add_rms_norm_run<false>},
+                {"gpu-opencl", add_rms_norm_run<true>},
+                {"gpu-cuda", add_rms_norm_run<true>}};
+  op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  // No CUDA device tensors: the residual would be one device buffer read and written by
+  // two kernels in no fixed order; host tensors get a device copy each.
+  op.cuda_tensors = false;
+  return op;
+}
+
+}  // namespace
+
+const OpSpec& add_rms_norm_spec() {
+  static const OpSpec spec = make_spec();
+  return spec;
+}
+
+}  // namespace npukit

@@ -1,0 +1,32 @@
+#include "schedules/cpu/add_rms_norm.h"
+
+namespace npukit::schedules::cpu {
+
+using namespace Halide;
+
+void schedule_add_rms_norm(ops::AddRmsNorm& op, Expr, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  Var h = op.norm.h, row = op.norm.row, rowo{"rowo"}, rowi{"rowi"}, u{"u"};
+  RVar ko{"ko"}, ki{"ki"};
+
+  // GuardWithIf everywhere: a ShiftInwards tail would re-read residual elements that the
+  // in-place update has already written. Both outputs get the same loops, so that
+  // compute_with can fuse them down to the row.
+  Func y = op.norm.out, r = op.residual_out;
+  for (Func f : {y, r}) {
+    f.split(row, rowo, rowi, 4, TailStrategy::GuardWithIf).parallel(rowo).vectorize(h, vec, TailStrategy::GuardWithIf);
+  }
+  r.compute_with(y, rowi);  // after y's row: the row's reads of the old residual are done
+
+  op.sum.compute_at(y, rowi).vectorize(h, vec, TailStrategy::GuardWithIf);
+  // Four vector accumulators per row hide the FMA latency (schedules/cpu/rms_norm.cpp).
+  Func partial = op.norm.sumsq.update()
+                     .split(op.norm.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf)
+                     .rfactor(ki, u);
+  partial.compute_at(y, rowi).vectorize(u);
+  partial.update().vectorize(u);
+  op.norm.sumsq.compute_at(y, rowi);
+  op.norm.inv_rms.compute_at(y, rowi);
+}
+
+}  // namespace npukit::schedules::cpu

@@ -1,0 +1,18 @@
+#include "schedules/cpu/silu_mul.h"
+
+namespace npukit::schedules::cpu {
+
+using namespace Halide;
+
+void schedule_silu_mul(ops::SiluMul& op, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  Var fo{"fo"}, fi{"fi"}, task{"task"};
+  // 2048 outputs read 16 KiB of fp32 gate‖up: a task long enough to amortize the thread
+  // pool's overhead, short enough that 14336 gives seven of them.
+  op.out.split(op.f, fo, fi, 2048, TailStrategy::GuardWithIf)
+      .vectorize(fi, vec)
+      .fuse(fo, op.t, task)
+      .parallel(task);
+}
+
+}  // namespace npukit::schedules::cpu
