@@ -140,6 +140,25 @@ def attention_pos_cost(cfg, reps):
     return rows
 
 
+def torch_anchor(cfg, reps):
+    """GB/s of torch's fp32 GEMV on one [ffn, hidden] matrix (weight bytes over time) and of a copy
+    of it (bytes read + written), matrices rotated over 8 copies so each call reads DRAM."""
+    ws = [torch.randn(cfg.ffn, cfg.hidden) for _ in range(8)]
+    x = torch.randn(1, cfg.hidden)
+    lin, cp = [], []
+    for i in range(reps):
+        w = ws[i % len(ws)]
+        t0 = time.perf_counter()
+        torch.nn.functional.linear(x, w)
+        t1 = time.perf_counter()
+        w.clone()
+        t2 = time.perf_counter()
+        lin.append(t1 - t0)
+        cp.append(t2 - t1)
+    nbytes = ws[0].numel() * 4
+    return nbytes / statistics.median(lin) / 1e9, 2 * nbytes / statistics.median(cp) / 1e9
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layers", type=int, default=22, help="depth of the stack (TinyLlama-1.1B: 22)")
@@ -158,7 +177,7 @@ def main():
     print("| layers | npukit tok/s | torch fp32 tok/s | torch int8-MLP tok/s | npukit / torch fp32 | npukit / torch int8 "
           "| npukit ms/token: npukit ops, torch ops, outside | outside share | rel. rms error of y vs torch fp32: npukit, torch int8 |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for layers in (1, stack):
+    for layers in sorted({1, stack}):
         dec, ref, ref8 = build(cfg, layers, steps + 2 + prof_steps)
         impls = {"npukit": dec.step, "torch fp32": lambda x, p: ref.step(x, p)[0],
                  "torch int8": lambda x, p: ref8.step(x, p)[0]}
@@ -166,11 +185,15 @@ def main():
         npu, other, outside, wall = profile_share(cfg, dec, prof_steps, steps + 2)
         med = {k: statistics.median(v) for k, v in times.items()}
         tps = {k: 1.0 / v for k, v in med.items()}
-        print(f"| {layers} | {tps['npukit']:.1f} | {tps['torch fp32']:.1f} | {tps['torch int8']:.1f} "
+        print(f"| {layers} | {tps['npukit']:.4g} | {tps['torch fp32']:.3g} | {tps['torch int8']:.3g} "
               f"| {tps['npukit'] / tps['torch fp32']:.2f} | {tps['npukit'] / tps['torch int8']:.2f} "
               f"| {npu * 1e3:.2f}, {other * 1e3:.3f}, {outside * 1e3:.3f} (profiled {wall * 1e3:.2f}) "
               f"| {outside / wall:.1%} | {err['npukit']:.2e}, {err['torch int8']:.2e} |", flush=True)
         del dec, ref, ref8
+    print()
+    gbs = torch_anchor(cfg, 5 if args.quick else 33)
+    print(f"torch's own speed on this machine now (medians): F.linear of one token over the fp32 gate matrix "
+          f"[{cfg.ffn}, {cfg.hidden}] {gbs[0]:.1f} GB/s of weights, the same matrix copied (clone) {gbs[1]:.1f} GB/s read+write")
     print()
     print("qkv_attention_ per call, µs (medians): a new pos makes a prepared op (int8: packs w_qkv and w_o again)")
     print("| projections | new pos | same pos again | cost of the new pos |")
