@@ -1,6 +1,7 @@
 """npukit.decoder (python/npukit/decoder.py) against its pure-torch reference
-(bench/decoder_reference.py), at every one of 64 decode steps of one layer, and 32 of a
-two-layer stack (the residual adds fused into the next layer's norm).
+(bench/decoder_reference.py), at every one of 64 decode steps of one layer, 32 of a
+two-layer stack (the residual adds fused into the next layer's norm), and 8 of a layer with
+int8 attention projections (packed again at each pos).
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 decoder_check.py
 
@@ -54,10 +55,10 @@ def rel(got, want):
     return (d.norm() / want.double().norm()).item(), (d.abs().max() / want.double().abs().max()).item()
 
 
-def run(layers, steps, seed):
+def run(layers, steps, seed, attn_weights=torch.float16):
     """The decoder and both references over `steps` tokens; per reference the worst (rms, max)
     of y and the residual over all steps, and the step where each bound was first exceeded."""
-    weights = [decoder.random_weights(CFG, seed=seed + i) for i in range(layers)]
+    weights = [decoder.random_weights(CFG, seed=seed + i, attn_weights=attn_weights) for i in range(layers)]
     final_norm = 1 + 0.1 * (torch.rand(CFG.hidden, generator=torch.Generator().manual_seed(seed + 99)) * 2 - 1)
     dec = decoder.Decoder(CFG, weights, final_norm, MAX_SEQ)
     refs = {"emulated": Reference(CFG, weights, final_norm, MAX_SEQ, mlp="emulated"),
@@ -134,6 +135,15 @@ def main():
 
     dec, refs, worst, *_ = run(layers=2, steps=32, seed=11)
     report_run("2 layers", dec, refs, worst, 32)
+
+    # int8 attention projections (Int8Weights, packed again at each new pos): the emulated
+    # reference quantizes x and o per token as qkv_attention's int8 path does.
+    dec, refs, worst, *_ = run(layers=1, steps=8, seed=21, attn_weights=torch.int8)
+    for name, (e_rms, e_max, first_bad) in worst.items():
+        check(f"int8 attention projections: 8 steps within the {name} tolerance", first_bad is None,
+              f"worst rms {e_rms:.2e}, max {e_max:.2e}")
+    check("int8 attention projections: one packed copy per pos", dec.layers[0]._w_qkv.prepared_ops() == 8,
+          f"{dec.layers[0]._w_qkv.prepared_ops()} prepared ops")
 
     try:
         dec.step(torch.zeros(2, CFG.hidden), 0)
