@@ -145,6 +145,19 @@ def main():
     check("int8 attention projections: one packed copy per pos", dec.layers[0]._w_qkv.prepared_ops() == 8,
           f"{dec.layers[0]._w_qkv.prepared_ops()} prepared ops")
 
+    # An extension without one of the ops: an error naming it, never a torch substitute.
+    real = decoder.load_torch
+    decoder.load_torch = lambda: type("Partial", (), {n: getattr(ops, n) for n in ("rms_norm", "qkv_attention_",
+                                                                                  "per_token_quant", "int8_gemm")})
+    try:
+        decoder.Decoder(CFG, [decoder.random_weights(CFG)], torch.ones(CFG.hidden), MAX_SEQ)
+        check("a torch.ops.npukit without silu_mul and add_rms_norm_ is refused", False, "no exception")
+    except NotImplementedError as e:
+        check("a torch.ops.npukit without silu_mul and add_rms_norm_ is refused",
+              "add_rms_norm_, silu_mul" in str(e), str(e))
+    finally:
+        decoder.load_torch = real
+
     try:
         dec.step(torch.zeros(2, CFG.hidden), 0)
         check("a step of two tokens is refused", False, "no exception")
