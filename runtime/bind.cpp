@@ -89,6 +89,7 @@ void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tens
 
 struct Bound {
   std::map<std::string, int64_t> dims;
+  std::map<std::string, std::string> bound_by;  // the input that set each dim, for messages
   Params params;
 };
 
@@ -96,7 +97,6 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
                   const std::map<std::string, std::string>& params) {
   check_names(op, tensors);
   Bound b;
-  std::map<std::string, std::string> bound_by;
   for (const TensorSpec& s : op.tensors) {
     if (!s.read()) continue;
     auto it = tensors.find(s.name);
@@ -105,7 +105,7 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
       fail(Errc::invalid_argument, op.name + ": missing " + (s.written() ? "in/out" : "input") + " tensor '" +
                                        s.name + "'");
     }
-    bind_tensor(op, s, it->second, b.dims, bound_by);
+    bind_tensor(op, s, it->second, b.dims, b.bound_by);
   }
   check_same_dtypes(op, tensors);
   b.params = resolve_params(op.name, op.params, params);
@@ -216,13 +216,11 @@ Call bind_call(const OpSpec& op, const std::string& target,
     }
   }
   Bound b = bind_inputs(op, tensors, params);
-  std::map<std::string, std::string> bound_by;
-  for (const auto& [d, v] : b.dims) bound_by[d] = "the inputs";
   for (const TensorSpec& s : op.tensors) {
     if (s.role != TensorSpec::Role::output) continue;
     auto it = tensors.find(s.name);
     if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing output tensor '" + s.name + "'");
-    bind_tensor(op, s, it->second, b.dims, bound_by);
+    bind_tensor(op, s, it->second, b.dims, b.bound_by);
     const DType want = output_dtype(s, tensors, b.params);
     if (it->second.dtype != want) {
       fail(Errc::invalid_argument, op.name + ": output " + s.name + " has dtype " +

@@ -76,6 +76,11 @@ TEST(Bind, ErrorsNameArgumentValueAndRule) {
   EXPECT_NE(error_of([&] { bind_call(op(), "cpu", v, {}); }).find("dtype int8 is not supported (allowed: float32, float16)"), std::string::npos);
 
   v = t.views();
+  v["y"].shape = {2, 8};  // an output's dims are checked against the input that set them
+  EXPECT_EQ(error_of([&] { bind_call(op(), "cpu", v, {}); }),
+            "rms_norm: tensor y: dimension rows = 2 but tensor x has rows = 3; they must be equal");
+
+  v = t.views();
   v["x"].data = nullptr;
   EXPECT_EQ(error_of([&] { bind_call(op(), "cpu", v, {}); }), "rms_norm: tensor x: data pointer is null");
 
