@@ -485,18 +485,10 @@ void fused_int8_extras(FusedBuilder& b, std::string_view cls) {
   }
 }
 
-void check_class(std::string_view op, std::string_view input_class) {
-  const std::vector<std::string> classes = input_classes();
-  if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
-    throw std::invalid_argument(std::string(op) + ": unknown input class '" +
-                                std::string(input_class) + "'");
-  }
-}
-
 }  // namespace
 
 std::vector<Case> attention_cases(std::string_view input_class, DType dtype) {
-  check_class("attention", input_class);
+  check_input_class("attention", input_class);
   if (!dtype_is_float(dtype)) return {};
   CoreBuilder b("attention", input_class, dtype);
   if (input_class == "normal") core_normal(b);
@@ -508,7 +500,7 @@ std::vector<Case> attention_cases(std::string_view input_class, DType dtype) {
 }
 
 std::vector<Case> qkv_attention_cases(std::string_view input_class, DType dtype) {
-  check_class("qkv_attention", input_class);
+  check_input_class("qkv_attention", input_class);
   if (!dtype_is_float(dtype)) return {};
   std::vector<Case> cases;
   // The weight-dtype axis: the class's cases with float weights (in `dtype`), then again,

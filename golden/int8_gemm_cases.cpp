@@ -471,11 +471,7 @@ void shape_cases(Builder& b) {
 }  // namespace
 
 std::vector<Case> int8_gemm_cases(std::string_view input_class, DType out_dtype) {
-  const std::vector<std::string> classes = input_classes();
-  if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
-    throw std::invalid_argument("int8_gemm: unknown input class '" + std::string(input_class) +
-                                "'");
-  }
+  check_input_class("int8_gemm", input_class);
   const std::optional<Int8GemmOut> out = out_of(out_dtype);
   if (!out) return {};
   Builder b(input_class, *out);

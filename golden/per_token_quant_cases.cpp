@@ -1,6 +1,5 @@
 #include "golden/per_token_quant_cases.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -135,10 +134,7 @@ void shape_cases(Builder& b) {
 }  // namespace
 
 std::vector<Case> per_token_quant_cases(std::string_view input_class, DType dtype) {
-  const std::vector<std::string> classes = input_classes();
-  if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
-    throw std::invalid_argument("per_token_quant: unknown input class '" + std::string(input_class) + "'");
-  }
+  check_input_class("per_token_quant", input_class);
   if (!dtype_is_float(dtype)) return {};
   Builder b(input_class, dtype);
   if (input_class == "normal") normal_cases(b);

@@ -303,10 +303,7 @@ void shape_cases(Builder& b) {
 }  // namespace
 
 std::vector<Case> rope_cases(std::string_view input_class, DType dtype) {
-  const std::vector<std::string> classes = input_classes();
-  if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
-    throw std::invalid_argument("rope: unknown input class '" + std::string(input_class) + "'");
-  }
+  check_input_class("rope", input_class);
   if (!dtype_is_float(dtype)) return {};
   Builder b(input_class, dtype);
   if (input_class == "normal") normal_cases(b);
