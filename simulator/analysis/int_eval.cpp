@@ -117,6 +117,13 @@ class Evaluator : public IRVisitor {
 
 std::optional<int64_t> eval_int(const Expr& e, const Bindings& env) { return Evaluator(env).run(e); }
 
+int64_t pow2_dividing(int64_t x) {
+  if (x == 0) return 4096;
+  int64_t p = 1;
+  while (p < 4096 && x % (p * 2) == 0) p *= 2;
+  return p;
+}
+
 int SlotFrame::slot(const std::string& name) {
   auto [it, fresh] = slots.try_emplace(name, static_cast<int>(values.size()));
   if (fresh) {

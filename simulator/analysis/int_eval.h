@@ -20,6 +20,10 @@ using Bindings = std::unordered_map<std::string, int64_t>;
 // Division and modulo round as Halide does (toward −∞; x / 0 = 0).
 std::optional<int64_t> eval_int(const Halide::Expr& e, const Bindings& env);
 
+// An address's alignment as the analysis counts it: the largest power of two dividing x,
+// at most 4096 (tensors are assumed 4 KiB-aligned; 0 is aligned).
+int64_t pow2_dividing(int64_t x);
+
 // Values by slot for IntProgram: names resolved to indices once, not hashed per use.
 struct SlotFrame {
   std::unordered_map<std::string, int> slots;  // name → index into values/known

@@ -76,7 +76,7 @@ class Addresses : public IRVisitor {
     Expr base;
     std::vector<Expr> steps;
   };
-  Addresses(const std::set<std::string>& allocated, const std::set<std::string>& outputs, const Control& c)
+  Addresses(const std::set<std::string>& allocated, const std::set<std::string>& outputs)
       : allocated_(allocated), outputs_(outputs) {}
   std::vector<Address> found;
 
@@ -352,7 +352,7 @@ IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocat
   loop->body.accept(&c);
   KeyParts k(loop, c);
   for (const Expr& e : c.exprs) k.include(e);
-  Addresses addresses(allocated, outputs, c);
+  Addresses addresses(allocated, outputs);
   loop->body.accept(&addresses);
   for (const Addresses::Address& a : addresses.found) {
     k.include_address(a.base);
@@ -405,9 +405,7 @@ void IterationKey::enter(const Bindings& env) {
 std::optional<int64_t> IterationKey::Value::run(SlotFrame& frame) const {
   const std::optional<int64_t> v = program.run(frame);
   if (!v || !alignment) return v;
-  int64_t p = 1;  // as the walker counts an address's alignment: 4096 at most, 0 is aligned
-  while (p < 4096 && (*v == 0 || *v % (p * 2) == 0)) p *= 2;
-  return p;
+  return pow2_dividing(*v);
 }
 
 void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {

@@ -33,13 +33,6 @@ class CapturePass : public IRMutator {
   Stmt* out_;
 };
 
-int64_t pow2_dividing(int64_t x) {
-  if (x == 0) return 4096;
-  int64_t p = 1;
-  while (p < 4096 && x % (p * 2) == 0) p *= 2;
-  return p;
-}
-
 // The loop's variable name without Halide's ".rebased" suffix, last component only.
 std::string loop_var(const std::string& loop) {
   std::string s = loop;
