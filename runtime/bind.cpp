@@ -19,7 +19,7 @@ std::string dims_string(const std::vector<std::string>& dims) {
 
 // Checks one tensor against its spec and binds its named dimensions.
 void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
-                 std::map<std::string, int64_t>& dims,
+                 DimMap& dims,
                  std::map<std::string, std::string>& bound_by) {
   const std::string what = op.name + ": tensor " + spec.name;
   if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
@@ -64,7 +64,7 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
   }
 }
 
-void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+void check_same_dtypes(const OpSpec& op, const TensorMap& tensors) {
   for (const TensorSpec& s : op.tensors) {
     if (s.same_dtype_as.empty()) continue;
     auto a = tensors.find(s.name), b = tensors.find(s.same_dtype_as);
@@ -76,7 +76,7 @@ void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>
   }
 }
 
-void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+void check_names(const OpSpec& op, const TensorMap& tensors) {
   for (const auto& [name, view] : tensors) {
     bool known = false;
     for (const TensorSpec& s : op.tensors) known = known || s.name == name;
@@ -88,12 +88,12 @@ void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tens
 }
 
 struct Bound {
-  std::map<std::string, int64_t> dims;
+  DimMap dims;
   std::map<std::string, std::string> bound_by;  // the input that set each dim, for messages
   Params params;
 };
 
-Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& tensors,
+Bound bind_inputs(const OpSpec& op, const TensorMap& tensors,
                   const std::map<std::string, std::string>& params) {
   check_names(op, tensors);
   Bound b;
@@ -112,7 +112,7 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
   return b;
 }
 
-DType output_dtype(const TensorSpec& s, const std::map<std::string, TensorView>& tensors, const Params& params) {
+DType output_dtype(const TensorSpec& s, const TensorMap& tensors, const Params& params) {
   if (!s.dtype_param.empty()) {
     const std::string& name = params.choice(s.dtype_param);
     if (auto t = dtype_from_name(name)) return *t;
@@ -131,17 +131,22 @@ bool overlaps(const TensorView& a, const TensorView& b) {
   return lo_a < hi_b && lo_b < hi_a;
 }
 
+// Out of line and cold: the lookups that call it run on every kernel call.
+[[noreturn, gnu::noinline, gnu::cold]] void call_lacks(const char* what, std::string_view name) {
+  fail(Errc::internal, std::string("call has no ") + what + " '" + std::string(name) + "'");
+}
+
 }  // namespace
 
-const TensorView& Call::tensor(const std::string& name) const {
+const TensorView& Call::tensor(std::string_view name) const {
   auto it = tensors.find(name);
-  if (it == tensors.end()) fail(Errc::internal, "call has no tensor '" + name + "'");
+  if (it == tensors.end()) call_lacks("tensor", name);
   return it->second;
 }
 
-int64_t Call::dim(const std::string& name) const {
+int64_t Call::dim(std::string_view name) const {
   auto it = dims.find(name);
-  if (it == dims.end()) fail(Errc::internal, "call has no dimension '" + name + "'");
+  if (it == dims.end()) call_lacks("dimension", name);
   return it->second;
 }
 
@@ -153,7 +158,7 @@ const TensorSpec& OpSpec::tensor(const std::string& tensor_name) const {
 }
 
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
-                                                const std::map<std::string, TensorView>& inputs,
+                                                const TensorMap& inputs,
                                                 const std::map<std::string, std::string>& params) {
   Bound b = bind_inputs(op, inputs, params);
   std::map<std::string, OutputInfo> out;
@@ -175,7 +180,7 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
 }
 
 void check_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t) {
-  std::map<std::string, int64_t> dims;
+  DimMap dims;
   std::map<std::string, std::string> bound_by;
   bind_tensor(op, spec, t, dims, bound_by);
 }
@@ -199,7 +204,7 @@ void bind_target(const OpSpec& op, const std::string& target, Call& call) {
 }
 
 Call bind_call(const OpSpec& op, const std::string& target,
-               const std::map<std::string, TensorView>& tensors,
+               const TensorMap& tensors,
                const std::map<std::string, std::string>& params) {
   Call call;
   bind_target(op, target, call);
