@@ -139,6 +139,18 @@ bool overlaps(const TensorView& a, const TensorView& b) {
 }  // namespace
 
 const TensorView& Call::tensor(std::string_view name) const {
+  if (slots.set) {
+    const std::vector<TensorSpec>& specs = op->tensors;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const std::string& s = specs[i].name;
+      if (s.size() != name.size()) continue;
+      size_t c = 0;
+      while (c < s.size() && s[c] == name[c]) ++c;
+      if (c < s.size()) continue;
+      if (slots.at[i] == nullptr) call_lacks("tensor", name);
+      return *slots.at[i];
+    }
+  }
   auto it = tensors.find(name);
   if (it == tensors.end()) call_lacks("tensor", name);
   return it->second;

@@ -54,6 +54,23 @@ using PackedConstants = std::map<std::string, PackedConstant, NameLess>;
 // Named dimensions ("rows", "hidden") bound to numbers.
 using DimMap = std::map<std::string, int64_t, NameLess>;
 
+// The most tensors an op may have (qkv_attention has 9).
+inline constexpr size_t kMaxOpTensors = 16;
+
+// A Call's tensors by their position in OpSpec::tensors, pointing into its own map: what a
+// prepared op's reused call keeps, so that a kernel's lookups scan a few names instead of
+// searching the map. A copy (or move) is another map, so it starts without an index.
+struct TensorSlots {
+  const TensorView* at[kMaxOpTensors] = {};
+  bool set = false;
+  TensorSlots() = default;
+  TensorSlots(const TensorSlots&) {}
+  TensorSlots& operator=(const TensorSlots&) {
+    set = false;
+    return *this;
+  }
+};
+
 // A validated invocation: every tensor present with the right shape and dtype, every
 // parameter resolved and in range, and the named dimensions bound to numbers.
 struct Call {
@@ -65,6 +82,7 @@ struct Call {
   Params params;
   DimMap dims;
   const PackedConstants* packed = nullptr;  // a prepared op's constants, by tensor name
+  TensorSlots slots;                        // set by a prepared op; none: look names up in `tensors`
 
   const TensorView& tensor(std::string_view name) const;
   int64_t dim(std::string_view name) const;

@@ -266,6 +266,8 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
     }
   }
   s.call.packed = &packed_;
+  for (size_t i = 0; i < slots_.size(); ++i) s.call.slots.at[i] = s.views[i];
+  s.call.slots.set = true;
   s.present = present;
   s.generation = generation_;
   s.fitted = true;

@@ -26,7 +26,7 @@ namespace npukit {
 
 class PreparedOp {
  public:
-  static constexpr size_t kMaxTensors = 16;  // an op's tensors; qkv_attention has 9
+  static constexpr size_t kMaxTensors = kMaxOpTensors;
   static constexpr size_t kMaxDims = 16;     // distinct named dimensions of an op
 
   // Resolves the parameters (text, as `npukit run --param`) and the target; an error is
