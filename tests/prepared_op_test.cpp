@@ -259,18 +259,29 @@ TEST(PreparedOp, ConstantsAreCheckedWhenSet) {
   EXPECT_STREQ(npukit_last_error(), "rms_norm: tensor 'weight' cannot be a constant (rms_norm packs no constants)");
 }
 
+// A small qkv_attention with int8 weights: one token, 2 query heads over 1 kv head of 4.
+struct QkvInt8 {
+  static constexpr int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
+  Tensor<float> x{{1, D}, kF32}, sq{{QKV}, kF32, 0.02f}, so{{D}, kF32, 0.03f};
+  Tensor<int8_t> wq{{QKV, D}, kI8}, wo{{D, Hq * Dh}, kI8};
+  struct Out {  // the caches (in/out) and y of one run
+    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
+  };
+  QkvInt8() {
+    for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
+    for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
+    for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
+  }
+};
+
 // qkv_attention's int8 weights as constants: the same y and caches as npukit_run with the
 // weights passed (and packed) on every call.
 TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
-  const int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
-  Tensor<float> x({1, D}, kF32), sq({QKV}, kF32, 0.02f), so({D}, kF32, 0.03f);
-  Tensor<int8_t> wq({QKV, D}, kI8), wo({D, Hq * Dh}, kI8);
-  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
-  for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
-  for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
-  struct Out {
-    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
-  } ref, prepared;
+  QkvInt8 q;
+  auto &x = q.x, &sq = q.sq, &so = q.so;
+  auto &wq = q.wq, &wo = q.wo;
+  const int64_t D = q.D, QKV = q.QKV;
+  QkvInt8::Out ref, prepared;
   const npukit_param params[] = {{"pos", "3"}};
   const npukit_tensor all[] = {{"x", &x.dl},       {"w_qkv", &wq.dl},      {"w_o", &wo.dl},
                                {"w_qkv_scale", &sq.dl}, {"w_o_scale", &so.dl}, {"k_cache", &ref.k.dl},
@@ -300,15 +311,10 @@ TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
 // (the tensor they came from has changed since, and no run passes it), the other
 // parameters are base's, and the new op outlives base.
 TEST(PreparedOp, CreateLikeSharesConstantsAcrossPositions) {
-  const int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
-  Tensor<float> x({1, D}, kF32), sq({QKV}, kF32, 0.02f), so({D}, kF32, 0.03f);
-  Tensor<int8_t> wq({QKV, D}, kI8), wo({D, Hq * Dh}, kI8);
-  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
-  for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
-  for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
-  struct Out {
-    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
-  };
+  QkvInt8 q;
+  auto &x = q.x, &sq = q.sq, &so = q.so;
+  auto &wq = q.wq, &wo = q.wo;
+  using Out = QkvInt8::Out;
   // The reference: npukit_run at each position, theta 500 (base's, not the default).
   std::vector<Out> ref(2);
   for (int pos = 3; pos <= 4; ++pos) {
