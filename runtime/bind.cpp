@@ -22,7 +22,6 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
                  DimMap& dims,
                  std::map<std::string, std::string>& bound_by) {
   const std::string what = op.name + ": tensor " + spec.name;
-  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
   bool allowed = false;
   for (DType d : spec.dtypes) allowed = allowed || d == t.dtype;
   if (!allowed) {
@@ -41,12 +40,18 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
     fail(Errc::invalid_argument, what + ": strides " + shape_string(t.strides) +
                                      " are not C-contiguous; npukit kernels need contiguous tensors");
   }
+  int64_t numel = 1;  // checked as it grows: the product of in-range dimensions can wrap
   for (size_t i = 0; i < spec.dims.size(); ++i) {
     const std::string& d = spec.dims[i];
     const int64_t v = t.shape[i];
     if (v < 1 || v > INT32_MAX) {
       fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
                                        " must be in [1, " + std::to_string(INT32_MAX) + "]");
+    }
+    numel *= v;  // both factors are at most 2^31 - 1: no overflow
+    if (numel > INT32_MAX) {
+      fail(Errc::invalid_argument, what + ": shape " + shape_string(t.shape) +
+                                       " has more than 2^31 - 1 elements, the kernels' limit");
     }
     auto it = dims.find(d);
     if (it == dims.end()) {
@@ -58,10 +63,8 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
                                        std::to_string(it->second) + "; they must be equal");
     }
   }
-  if (t.numel() > INT32_MAX) {
-    fail(Errc::invalid_argument, what + ": " + std::to_string(t.numel()) +
-                                     " elements exceed the kernels' 2^31 - 1 limit");
-  }
+  // After the shape: a zero-size array's null data is reported as its zero dimension.
+  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
 }
 
 void check_same_dtypes(const OpSpec& op, const TensorMap& tensors) {

@@ -70,8 +70,12 @@ ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::
     }
     case ParamSpec::Kind::real: {
       char* end = nullptr;
+      errno = 0;
       double v = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0') fail(Errc::invalid_argument, where + ": not a number");
+      if (errno == ERANGE && std::fabs(v) < 1.0) {
+        fail(Errc::invalid_argument, where + ": underflows (nonzero but below the smallest normal double, 2.2e-308)");
+      }
       if (!std::isfinite(v)) fail(Errc::invalid_argument, where + ": must be finite");
       if (v < spec.min || v > spec.max) {
         fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +
