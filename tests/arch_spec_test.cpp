@@ -118,6 +118,21 @@ TEST(ArchSpec, AlignmentMustBeAPowerOfTwo) {
             "edge.yaml: dma[0].alignment = 0: must be a power of two");
 }
 
+// Issue 15's probes: values that parsed before and then gave zeros, infinities or octal.
+TEST(ArchSpec, HugeLeadingZeroAndDuplicateValuesAreRefused) {
+  EXPECT_EQ(error_of(with("int8: {m0: 16, k0: 32", "int8: {m0: 16, k0: 2147483648")),
+            "edge.yaml: matrix.shapes.int8.k0 = 2147483648: must be at most 65536");
+  EXPECT_EQ(error_of(with("bandwidth_gbps: 34.1", "bandwidth_gbps: 1e308")),
+            "edge.yaml: dram.bandwidth_gbps = 1e308: must be at most 1e9 in magnitude");
+  EXPECT_EQ(error_of(with("bytes: 524288", "bytes: 0100")),
+            "edge.yaml: buffers[0].bytes = 0100: must be a decimal integer without leading zeros");
+  EXPECT_EQ(error_of(with("bytes: 524288", "bytes: 2000000000000")),
+            "edge.yaml: buffers[0].bytes = 2000000000000: must be at most 2^40 in magnitude");
+  EXPECT_EQ(error_of(with("    int8: {m0: 16, k0: 32, n0: 16}\n",
+                          "    int8: {m0: 16, k0: 32, n0: 16}\n    int8: {m0: 8, k0: 32, n0: 16}\n")),
+            "edge.yaml: matrix.shapes.int8: duplicate key");
+}
+
 TEST(ArchSpec, MatrixKindMustBeKnown) {
   EXPECT_EQ(error_of(with("kind: cube", "kind: tensor")),
             "edge.yaml: matrix.kind = tensor: must be cube or systolic");

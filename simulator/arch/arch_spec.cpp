@@ -169,13 +169,23 @@ class Reader {
     return v.Scalar();
   }
 
-  double number(const YAML::Node& v, const std::string& path) const {
+  // Bounds on every number and integer of a spec (docs/simulator/arch-spec.md): far above
+  // any real accelerator, low enough that products of a few (MACs per cycle, bytes of
+  // double-buffered tiles, cycles × bytes) stay exact in int64 and finite in double.
+  static constexpr double kMaxNumber = 1e9;
+  static constexpr int64_t kMaxInteger = int64_t(1) << 40;
+
+  // `max_rule`: a key's own bound, checked before the general one (clock_ghz: 100).
+  double number(const YAML::Node& v, const std::string& path, double max = kMaxNumber,
+                const char* max_rule = "must be at most 1e9 in magnitude") const {
     double out = 0;
     if (!parse_number(v, &out)) fail(path, v, "must be a number");
+    if (std::fabs(out) > max) fail(path, v, max_rule, false);
     return out;
   }
-  double positive_number(const YAML::Node& v, const std::string& path) const {
-    double out = number(v, path);
+  double positive_number(const YAML::Node& v, const std::string& path, double max = kMaxNumber,
+                         const char* max_rule = "must be at most 1e9 in magnitude") const {
+    double out = number(v, path, max, max_rule);
     if (!(out > 0)) fail(path, v, "must be positive");
     return out;
   }
@@ -191,8 +201,14 @@ class Reader {
     errno = 0;
     char* end = nullptr;
     const std::string& s = v.Scalar();
-    long long out = std::strtoll(s.c_str(), &end, 0);
+    // Decimal only: a leading 0 is octal to strtoll and to some YAML readers, not to others.
+    const size_t digits = s.find_first_not_of("+-");
+    if (digits != std::string::npos && s[digits] == '0' && s.size() > digits + 1) {
+      fail(path, v, "must be a decimal integer without leading zeros");
+    }
+    long long out = std::strtoll(s.c_str(), &end, 10);
     if (errno != 0 || end == s.c_str() || *end != '\0') fail(path, v, "must be an integer");
+    if (out > kMaxInteger || out < -kMaxInteger) fail(path, v, "must be at most 2^40 in magnitude");
     return out;
   }
   int64_t positive_integer(const YAML::Node& v, const std::string& path) const {
@@ -205,6 +221,15 @@ class Reader {
     if (out < 0) fail(path, v, "must not be negative");
     return out;
   }
+  // A matrix unit's extent (m0, k0, n0, rows, cols): three of them multiply into MACs per
+  // cycle, which must stay exact.
+  int64_t matrix_extent(const YAML::Node& v, const std::string& path) const {
+    const int64_t out = positive_integer(v, path);
+    if (out > kMaxMatrixExtent) fail(path, v, "must be at most 65536");
+    return out;
+  }
+  static constexpr int64_t kMaxMatrixExtent = 65536;
+
   int64_t power_of_two(const YAML::Node& v, const std::string& path) const {
     int64_t out = integer(v, path);
     if (!is_pow2(out)) fail(path, v, "must be a power of two");
@@ -302,13 +327,14 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
       if (!unit.supports(d))
         r.fail(p, "dtype " + key + " is not in matrix.dtypes [" + join(listed, ", ") +
                       "]; add it there or remove this shape");
+      if (unit.shapes.count(d)) r.fail(p, "duplicate key");
       const YAML::Node s = kv.second;
       r.require_map(s, p);
       r.check_keys(s, p, {"m0", "k0", "n0"});
       CubeShape shape;
-      shape.m0 = r.positive_integer(r.require(s, p, "m0"), p + ".m0");
-      shape.k0 = r.positive_integer(r.require(s, p, "k0"), p + ".k0");
-      shape.n0 = r.positive_integer(r.require(s, p, "n0"), p + ".n0");
+      shape.m0 = r.matrix_extent(r.require(s, p, "m0"), p + ".m0");
+      shape.k0 = r.matrix_extent(r.require(s, p, "k0"), p + ".k0");
+      shape.n0 = r.matrix_extent(r.require(s, p, "n0"), p + ".n0");
       unit.shapes[d] = shape;
     }
     for (Dtype d : unit.dtypes)
@@ -331,8 +357,8 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
       }
     }
   } else {
-    unit.rows = r.positive_integer(r.require(m, path, "rows"), "matrix.rows");
-    unit.cols = r.positive_integer(r.require(m, path, "cols"), "matrix.cols");
+    unit.rows = r.matrix_extent(r.require(m, path, "rows"), "matrix.rows");
+    unit.cols = r.matrix_extent(r.require(m, path, "cols"), "matrix.cols");
     unit.dataflow = r.choice(r.require(m, path, "dataflow"), "matrix.dataflow", kDataflows);
   }
   return unit;
@@ -573,8 +599,7 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   spec.origin = origin;
   spec.name = r.text(r.require(root, "", "name"), "name");
   if (root["source"]) spec.source = r.text(root["source"], "source");
-  spec.clock_ghz = r.positive_number(r.require(root, "", "clock_ghz"), "clock_ghz");
-  if (spec.clock_ghz > 100) r.fail("clock_ghz", root["clock_ghz"], "must be <= 100 (GHz)", false);
+  spec.clock_ghz = r.positive_number(r.require(root, "", "clock_ghz"), "clock_ghz", 100, "must be <= 100 (GHz)");
   spec.cores = r.positive_integer(r.require(root, "", "cores"), "cores");
   spec.matrix = read_matrix(r, r.require(root, "", "matrix"));
   spec.vector = read_vector(r, r.require(root, "", "vector"));
