@@ -68,6 +68,16 @@ def main():
         rc, out, err = run(npukit, "sim", "--arch", bad, "--op", "rms_norm", "--shape", "rows=4,hidden=64")
         checks.append(("malformed arch file: exit 2 naming key and rule",
                        rc == 2 and "buffers[0].alignment = 24" in err and "power of two" in err))
+        # Not a spec at all (issue 15): a directory, a file past the 1 MiB bound, an unknown subcommand.
+        rc, out, err = run(npukit, "sim", "--arch", d, "--op", "rms_norm")
+        checks.append(("--arch DIRECTORY: exit 2, says it is a directory", rc == 2 and "is a directory" in err))
+        huge = os.path.join(d, "huge.yaml")
+        open(huge, "w").write("# " + "x" * (2 << 20) + "\n")
+        rc, out, err = run(npukit, "sim", "--arch", huge, "--op", "rms_norm")
+        checks.append(("--arch over 1 MiB: exit 2 before parsing", rc == 2 and "up to 1 MiB" in err and len(err) < 300))
+        rc, out, err = run(npukit, "frobnicate")
+        checks.append(("unknown subcommand: exit 2 naming it and the known ones",
+                       rc == 2 and "unknown subcommand 'frobnicate'" in err and "sim" in err))
         rc, out, err = run(npukit, "sim")
         checks.append(("summary table of every simulated op", rc == 0 and "int8_gemm" in out and "rms_norm" in out))
 

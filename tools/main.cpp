@@ -24,6 +24,19 @@ int main(int argc, char** argv) {
   npukit::cli::add_sim(app, exit_code);
   npukit::cli::add_tune(app, exit_code);
 #endif
+  // CLI11 answers an unknown first word with "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::cerr << "npukit: unknown subcommand '" << argv[1] << "' (subcommands: " << names << ")\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

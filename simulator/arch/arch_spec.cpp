@@ -625,11 +625,24 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
 }
 
 ArchSpec load_arch_spec(const std::string& path) {
+  // Bounded and a regular file: a spec is a few KiB, and a directory opens "fine" and reads
+  // as an empty document.
+  constexpr std::uintmax_t kMaxSpecBytes = 1 << 20;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(path + ": is a directory; an architecture is a preset name or a YAML file");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxSpecBytes) {
+    throw std::runtime_error(path + ": " + std::to_string(size) + " bytes; an architecture spec may have up to 1 MiB");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_arch_spec(text.str(), path);
+  std::string text(kMaxSpecBytes + 1, '\0');  // a pipe or device has no size to check first
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxSpecBytes) throw std::runtime_error(path + ": longer than 1 MiB, the limit for an architecture spec");
+  return parse_arch_spec(text, path);
 }
 
 std::string arch_summary(const ArchSpec& s) {
