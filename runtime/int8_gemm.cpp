@@ -21,10 +21,11 @@ namespace {
 // AMX tiles of kAmxRowTile rows (schedules/cpu/int8_gemm_amx.cpp).
 constexpr int64_t kRowTile = 8, kAmxRowTile = 16;
 
-// The AMX tier's tile holds 16 rows; with few rows most of each tile instruction is
-// padding, and below this many rows the avx512_vnni kernels are faster on the Xeon measured
-// (docs/performance.md, int8_gemm_bench's AMX rows).
-constexpr int64_t kAmxMinRows = 16;
+// The AMX tier's tile holds 16 rows and costs the same for 1 to 16 of them; the VNNI
+// prefill kernel costs one pass per 8-row tile. Measured on the Xeon here (one thread,
+// N = K = 4096, CPU time): at M = 1 the VNNI decode kernel took 0.7x AMX's time, at
+// M = 2 to 8 VNNI 0.9-1.05x, from M = 9 (a second VNNI row tile) AMX 0.65-0.7x VNNI's.
+constexpr int64_t kAmxMinRows = kRowTile + 1;
 bool amx_pays_off(int64_t m) { return m >= kAmxMinRows; }
 
 // The tier of the accumulation for `m` rows: the one forced or picked, except that where

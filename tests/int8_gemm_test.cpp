@@ -174,8 +174,8 @@ TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
 }
 
 // The AMX tier's tiles (16 rows, K in steps of 64 bytes and a 4-byte tail), forced, against
-// the definition: row counts around the tile and the crossover to VNNI, K with and without
-// a tail. Where the CPU has no AMX the forced tier is a one-line refusal naming the features.
+// the definition: row counts around the tile and around the crossover to VNNI (8 | 9), K
+// with and without a tail. Where the CPU has no AMX the forced tier is a one-line refusal naming the features.
 TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
   std::mt19937 rng(13);
   const int64_t n = 80;
@@ -183,7 +183,7 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
     std::vector<int8_t> w(n * k);
     for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
-    for (int64_t m : {1, 15, 16, 17, 33}) {
+    for (int64_t m : {1, 8, 9, 15, 16, 17, 33}) {
       std::vector<int8_t> a(m * k);
       for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
       std::vector<int32_t> acc(m * n);
@@ -208,7 +208,7 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
       }
     }
   }
-  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 15 shapes, the refusal checked instead";
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 21 shapes, the refusal checked instead";
 }
 
 }  // namespace
