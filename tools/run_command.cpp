@@ -22,7 +22,7 @@ int run_op(const RunArgs& a) {
   const OpSpec& op = find_op(a.op);
   const std::map<std::string, std::string> params = assignment_map(a.params, "--param");
   std::map<std::string, npy::NpyArray> arrays;
-  std::map<std::string, TensorView> tensors;
+  TensorMap tensors;
   for (const std::string& in : a.ins) {
     auto [name, path] = split_assignment(in, "--in");
     bool is_input = false;
