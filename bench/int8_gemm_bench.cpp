@@ -1,7 +1,9 @@
 // INT8 GEMM against oneDNN (u8s8s32 and s8s8s32 matmul) in the same process, the same
 // threads and the same cold-weight rotation: GOPS, weight GB/s and the ratio to oneDNN.
 // Weights are packed once per copy (as a framework does at load time) and rotated over
-// more than 256 MiB so that each call streams them from DRAM.
+// more than 256 MiB so that each call streams them from DRAM. At N = 4096 the kit runs
+// three ways: as dispatched, forced to avx512_vnni and forced to avx512_amx (which keeps
+// VNNI below 16 rows, runtime/int8_gemm.cpp), each against oneDNN in the same run.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -17,6 +19,7 @@
 #include "bench/timed_calls.h"
 #include "dnnl.hpp"
 #include "layouts/vnni_int8.h"
+#include "runtime/cpu_features.h"
 #include "runtime/int8_gemm.h"
 
 namespace npukit::bench {
@@ -77,8 +80,23 @@ double median_seconds(Fn fn, int reps) {
   return median_of(t);
 }
 
+// The tier argument: 0 as dispatched, then forced tiers.
+const char* const kTiers[] = {"", "avx512_vnni", "avx512_amx"};
+
 void BM_int8_gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const char* tier = kTiers[state.range(3)];
+  if (*tier && !cpu_runs_tier(tier)) {
+    state.SkipWithError((std::string("not runnable on this CPU: tier ") + tier + " needs " +
+                         [&] {
+                           std::string names;
+                           for (const auto& f : missing_for_tier(cpu_features(), tier)) names += " " + f;
+                           return names;
+                         }())
+                            .c_str());
+    return;
+  }
+  state.SetLabel(*tier ? tier : "dispatched");
   const size_t copies = copies_for(size_t(n) * k);
   std::mt19937 rng(2);
   std::vector<int8_t> w(n * k);
@@ -88,7 +106,7 @@ void BM_int8_gemm(benchmark::State& state) {
   std::vector<int8_t> a(m * k, 3);
   std::vector<int32_t> acc(m * n);
   const TensorView a_view{a.data(), DType::int8, {m, k}, {}}, acc_view{acc.data(), DType::int32, {m, n}, {}};
-  auto npukit_call = [&](size_t c) { int8_gemm_accumulate(a_view, packed[c % copies], 0, acc_view); };
+  auto npukit_call = [&](size_t c) { int8_gemm_accumulate(a_view, packed[c % copies], 0, acc_view, tier); };
 
   OneDnnGemm u8s8(m, n, k, true, copies), s8s8(m, n, k, false, copies);
   const int reps = smoke() ? 1 : m >= 128 ? 5 : 21;
@@ -111,9 +129,11 @@ void BM_int8_gemm(benchmark::State& state) {
 
 void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {4096, 11008}) {
-    for (int64_t m : {1, 16, 128, 512}) b->Args({m, n, 4096});
+    for (int64_t m : {1, 16, 128, 512}) {
+      for (int64_t tier = 0; tier < (n == 4096 ? 3 : 1); ++tier) b->Args({m, n, 4096, tier});
+    }
   }
-  b->ArgNames({"M", "N", "K"})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  b->ArgNames({"M", "N", "K", "tier"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 BENCHMARK(BM_int8_gemm)->Apply(shapes);

@@ -8,8 +8,14 @@
 # vpdpbusd on narrow vectors, which AMD Zen 4 cannot run, so kernels of that tier must
 # vectorize their dot products 16 lanes wide, and tests/kernel_asm_test.cpp checks that
 # every shipped kernel uses only what its tier declares (runtime/cpu_features.cpp).
+# avx512_amx is the avx512_vnni target plus the generator parameter amx=true (Halide 14 has
+# no AMX feature: sapphirerapids covers it); only generators with that parameter (INT8
+# GEMM's accumulation) may list it, and the runtime picks it only where cpuid shows AMX and
+# Linux granted the tile data (runtime/cpu_features.cpp).
 
 set(NPUKIT_CPU_TIERS avx512 avx2 sse41)
+set(NPUKIT_TIER_avx512_amx "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids")
+set(NPUKIT_TIER_PARAMS_avx512_amx amx=true)
 set(NPUKIT_TIER_avx512_vnni "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids")
 set(NPUKIT_TIER_avx512 "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake")
 set(NPUKIT_TIER_avx2 "x86-64-linux-sse41-avx-f16c-fma-avx2")
@@ -39,7 +45,7 @@ function(npukit_add_cpu_kernel KERNEL)
                        FUNCTION_NAME ${lib}
                        TARGETS ${NPUKIT_TIER_${tier}}
                        FEATURES user_context
-                       PARAMS ${ARG_PARAMS}
+                       PARAMS ${ARG_PARAMS} ${NPUKIT_TIER_PARAMS_${tier}}
                        ${use_runtime})
     if (NOT runtime)
       set_property(GLOBAL PROPERTY NPUKIT_HALIDE_RUNTIME ${lib}.runtime)

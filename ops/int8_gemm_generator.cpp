@@ -1,10 +1,14 @@
 // INT8 GEMM Generators: the exact int32 accumulation over packed weights (one schedule
 // for decode, one for prefill), and the epilogues that scale or requantize it.
+#include <stdexcept>
+
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/int8_gemm.h"
+#include "ops/int8_gemm_amx.h"
 #include "schedules/cpu/int8_gemm.h"
+#include "schedules/cpu/int8_gemm_amx.h"
 #include "schedules/gpu/int8_gemm.h"
 
 namespace npukit {
@@ -16,6 +20,9 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
  public:
   GeneratorParam<GemmShape> shape{"shape", GemmShape::decode,
                                   {{"decode", GemmShape::decode}, {"prefill", GemmShape::prefill}}};
+  // The avx512_amx tier (cmake/NpukitKernels.cmake sets it): AMX tile matmuls. Its Halide
+  // target is the avx512_vnni tier's (Halide 14 has no AMX feature of its own).
+  GeneratorParam<bool> amx{"amx", false};
   Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
   Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)
@@ -31,6 +38,19 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     // edges (rows past M, groups past k_pad): read through clamps there. The values read
     // past the edges are never accumulated.
     const bool gpu = target.has_gpu_feature();
+    if (amx) {
+      if (gpu || !target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
+        throw std::invalid_argument("npukit_int8_gemm_acc: amx=true needs a CPU target with avx512_sapphirerapids, not " +
+                                    target.to_string());
+      }
+      // A K group of 16 channels is one 64-byte row of an AMX B tile: saying so makes the B
+      // rows of consecutive K steps a constant distance apart, which ops::AmxFuseK needs.
+      w_packed.dim(2).set_stride(64);
+      amx_acc = ops::define_int8_gemm_acc_amx(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
+      acc = amx_acc.acc;
+      ops::set_mins_to_zero(acc);
+      return;  // scheduled in schedule(), which may add the lowering pass
+    }
     Halide::Func a_in = a, w_in = w_packed;
     if (gpu) {
       a_in = Halide::BoundaryConditions::repeat_edge(a);
@@ -45,6 +65,13 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       schedules::cpu::schedule_int8_gemm_acc(g, shape, target);
     }
   }
+
+  void schedule() {
+    if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline());
+  }
+
+ private:
+  ops::Int8GemmAccAmx amx_acc;
 };
 
 enum class Epilogue { scale, fixed_point, float_round };

@@ -1,6 +1,8 @@
 #include "runtime/cpu_features.h"
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdint>
@@ -27,6 +29,7 @@ CpuFeatures detect() {
     const uint64_t xcr0 = xgetbv0();
     f.os_ymm = (xcr0 & 0x6) == 0x6;     // SSE and AVX state
     f.os_zmm = (xcr0 & 0xe6) == 0xe6;   // plus opmask and both ZMM halves
+    f.os_amx = (xcr0 & 0x60000) == 0x60000;  // XTILECFG and XTILEDATA
   }
   f.avx = avx_bit && f.os_ymm;
   f.fma = f.fma && f.os_ymm;
@@ -43,6 +46,8 @@ CpuFeatures detect() {
     f.avx512vl = (b & (1u << 31)) && z;
     f.avx512vbmi = (c & (1u << 1)) && z;
     f.avx512vnni = (c & (1u << 11)) && z;
+    f.amx_tile = d & (1u << 24);
+    f.amx_int8 = d & (1u << 25);
     __cpuid_count(7, 1, a, b, c, d);
     f.avxvnni = (a & (1u << 4)) && f.os_ymm;
     f.avx512bf16 = (a & (1u << 5)) && z;
@@ -66,6 +71,9 @@ bool has(const CpuFeatures& f, std::string_view name) {
   if (name == "avx512vnni") return f.avx512vnni;
   if (name == "avx512bf16") return f.avx512bf16;
   if (name == "avxvnni") return f.avxvnni;
+  if (name == "amx_tile") return f.amx_tile;
+  if (name == "amx_int8") return f.amx_int8;
+  if (name == "amx_tile_data") return amx_tile_data_permitted(f);
   return false;
 }
 
@@ -76,14 +84,28 @@ const CpuFeatures& cpu_features() {
   return f;
 }
 
+bool amx_tile_data_permitted(const CpuFeatures& f) {
+  // Linux (5.16+) hands out the 8 KiB tile state only on request; without it the first tile
+  // instruction raises SIGILL. Asked at most once per process, and only by a caller that
+  // wants AMX: the grant makes every signal frame of the process larger.
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  static const bool granted = [] {
+    const CpuFeatures& here = cpu_features();
+    return here.os_amx && here.amx_tile && syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return f.os_amx && f.amx_tile && granted;
+}
+
 std::vector<std::string> tier_requirements(std::string_view tier) {
   std::vector<std::string> r;
-  const bool vnni = tier == "avx512_vnni", avx512 = tier == "avx512" || vnni, avx2 = tier == "avx2" || avx512;
+  const bool amx = tier == "avx512_amx";
+  const bool vnni = tier == "avx512_vnni" || amx, avx512 = tier == "avx512" || vnni, avx2 = tier == "avx2" || avx512;
   if (tier == "sse41" || avx2) r = {"sse41"};
   if (avx2) r.insert(r.end(), {"avx", "f16c", "fma", "avx2"});
   if (avx512) r.insert(r.end(), {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"});
   // Not avxvnni: the tier's kernels must use the EVEX (zmm) vpdpbusd only.
   if (vnni) r.insert(r.end(), {"avx512ifma", "avx512vbmi", "avx512vnni"});
+  if (amx) r.insert(r.end(), {"amx_tile", "amx_int8", "amx_tile_data"});
   return r;
 }
 
@@ -105,6 +127,12 @@ bool cpu_runs_tier(std::string_view tier) {
   }();
   for (size_t i = 0; i < runs.size(); ++i) {
     if (tier == known[i]) return runs[i];
+  }
+  if (tier == "avx512_amx") {
+    // Apart from the others: answering asks Linux for the tile data, which only a caller
+    // that may run an AMX kernel should do.
+    static const bool amx = missing_for_tier(cpu_features(), "avx512_amx").empty();
+    return amx;
   }
   return missing_for_tier(cpu_features(), tier).empty();
 }
@@ -129,7 +157,7 @@ std::string describe(const CpuFeatures& f) {
   std::string out;
   for (const char* name : {"sse41", "avx", "f16c", "fma", "avx2", "avx512f", "avx512cd", "avx512dq",
                            "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi", "avx512vnni",
-                           "avx512bf16", "avxvnni"}) {
+                           "avx512bf16", "avxvnni", "amx_tile", "amx_int8"}) {
     if (has(f, name)) out += (out.empty() ? "" : " ") + std::string(name);
   }
   return out;

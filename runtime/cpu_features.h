@@ -14,14 +14,22 @@ struct CpuFeatures {
   bool avx512f = false, avx512cd = false, avx512dq = false, avx512bw = false, avx512vl = false;
   bool avx512ifma = false, avx512vbmi = false, avx512vnni = false, avx512bf16 = false;
   bool avxvnni = false;  // the VEX (ymm/xmm) encoding of vpdpbusd: Intel since Alder Lake, AMD Zen 5
+  bool amx_tile = false, amx_int8 = false;  // CPUID.(7,0):EDX bits 24 and 25
   bool os_ymm = false, os_zmm = false;  // the OS saves the AVX / AVX-512 register state
+  bool os_amx = false;                  // the OS enables the AMX tile state (XCR0 bits 17, 18)
 };
 
 // Detected once per process.
 const CpuFeatures& cpu_features();
 
+// Whether Linux lets this process use the AMX tile data (XFEATURE_XTILEDATA): asked once per
+// process, on the first call, with arch_prctl(ARCH_REQ_XCOMP_PERM); false without os_amx.
+// The dispatcher asks before it picks an AMX kernel, so before the first tile instruction.
+bool amx_tile_data_permitted(const CpuFeatures& f);
+
 // The features a CPU tier's kernels may use (see cmake/NpukitKernels.cmake for the tiers):
-// sse41, avx2, avx512, avx512_vnni. Empty for an unknown tier.
+// sse41, avx2, avx512, avx512_vnni, avx512_amx. Empty for an unknown tier. avx512_amx also
+// requires "amx_tile_data": the OS's tile state and this process's permission to use it.
 std::vector<std::string> tier_requirements(std::string_view tier);
 
 // The requirements of `tier` that `f` lacks; empty when the tier runs here.

@@ -17,8 +17,27 @@ namespace npukit {
 namespace {
 
 // One row streams the weights (decode); two or more share each weight block from
-// registers in tiles of kRowTile rows (prefill; schedules/cpu/int8_gemm.cpp).
-constexpr int64_t kRowTile = 8;
+// registers in tiles of kRowTile rows (prefill; schedules/cpu/int8_gemm.cpp), or from
+// AMX tiles of kAmxRowTile rows (schedules/cpu/int8_gemm_amx.cpp).
+constexpr int64_t kRowTile = 8, kAmxRowTile = 16;
+
+// The AMX tier's tile holds 16 rows and costs the same for 1 to 16 of them; the VNNI
+// prefill kernel costs one pass per 8-row tile. Measured on the Xeon here (one thread,
+// N = K = 4096, CPU time): at M = 1 the VNNI decode kernel took 0.7x AMX's time, at
+// M = 2 to 8 VNNI 0.9-1.05x, from M = 9 (a second VNNI row tile) AMX 0.65-0.7x VNNI's.
+constexpr int64_t kAmxMinRows = kRowTile + 1;
+bool amx_pays_off(int64_t m) { return m >= kAmxMinRows; }
+
+// The tier of the accumulation for `m` rows: the one forced or picked, except that where
+// that is avx512_amx and AMX does not pay off for m, the avx512_vnni kernels run (every CPU
+// with AMX has AVX512-VNNI). A forced avx512_amx that this CPU cannot run is refused by
+// the AMX kernel's own table, with the features it lacks.
+std::string_view accumulation_tier(int64_t m, std::string_view forced) {
+  const bool amx = forced == "avx512_amx" || (forced.empty() && cpu_runs_tier("avx512_amx"));
+  if (!amx) return forced;
+  pick_cpu_variant(kernels::int8_gemm_acc_prefill, "int8_gemm_acc_prefill", forced);
+  return amx_pays_off(m) ? "avx512_amx" : "avx512_vnni";
+}
 
 }  // namespace
 
@@ -36,11 +55,14 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
                           const TensorView& acc, std::string_view forced_tier, std::string_view family) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
   if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = " + std::to_string(k) + ", packed weights " + std::to_string(w.k));
-  const bool prefill = m > 1;
+  const bool gpu = is_gpu_family(family);
+  const std::string_view tier = gpu ? forced_tier : accumulation_tier(m, forced_tier);
+  const bool amx = tier == "avx512_amx", prefill = m > 1;
   // The kernels read whole groups of 4 k and, for prefill, whole row tiles; the weights'
   // padding is zero and extra rows are never stored, so the padding only needs to be
   // readable.
-  const int64_t m_pad = prefill ? (m + kRowTile - 1) / kRowTile * kRowTile : m;
+  const int64_t row_tile = amx ? kAmxRowTile : kRowTile;
+  const int64_t m_pad = prefill ? (m + row_tile - 1) / row_tile * row_tile : m;
   std::vector<int8_t> padded;
   TensorView a_view = a;
   if (w.k_pad != k || m_pad != m) {
@@ -54,7 +76,7 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};
   Call where;  // only the target and tier matter to call_kernel
   where.target = std::string(family);
-  where.tier = std::string(forced_tier);
+  where.tier = std::string(tier);
   auto run = [&](auto gpu) {
     constexpr bool Gpu = decltype(gpu)::value;
     if (prefill) {
@@ -63,7 +85,7 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
       call_kernel(NPUKIT_KERNEL(Gpu, int8_gemm_acc_decode), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
     }
   };
-  if (is_gpu_family(family)) {
+  if (gpu) {
     run(std::true_type{});
   } else {
     run(std::false_type{});

@@ -47,6 +47,26 @@ TEST(CpuFeatures, AgreesWithTheKernelsView) {
   EXPECT_EQ(f.avx512vnni, flags.count("avx512_vnni") == 1);
   EXPECT_EQ(f.avx512bf16, flags.count("avx512_bf16") == 1);
   EXPECT_EQ(f.avxvnni, flags.count("avx_vnni") == 1);
+  EXPECT_EQ(f.amx_tile, flags.count("amx_tile") == 1);
+  EXPECT_EQ(f.amx_int8, flags.count("amx_int8") == 1);
+}
+
+TEST(CpuFeatures, TheAmxTierNeedsTilesInt8AndTheTileData) {
+  // Zen 4 and Zen 5 have AVX512-VNNI but no AMX: the forced tier names all three.
+  EXPECT_EQ(missing_for_tier(zen4(), "avx512_amx"), (std::vector<std::string>{"amx_tile", "amx_int8", "amx_tile_data"}));
+  CpuFeatures f = zen4();
+  f.amx_tile = f.amx_int8 = true;  // the CPU has AMX but the OS does not enable its state
+  EXPECT_EQ(missing_for_tier(f, "avx512_amx"), (std::vector<std::string>{"amx_tile_data"}));
+  EXPECT_FALSE(amx_tile_data_permitted(f));
+}
+
+TEST(CpuFeatures, LinuxGrantsTheTileDataWhereTheCpuHasAmx) {
+  const CpuFeatures& f = cpu_features();
+  // Asking twice is one request (the answer is cached) and gives the same answer.
+  EXPECT_EQ(amx_tile_data_permitted(f), amx_tile_data_permitted(f));
+  EXPECT_EQ(cpu_runs_tier("avx512_amx"), missing_for_tier(f, "avx512_amx").empty());
+  if (f.amx_tile && f.amx_int8 && f.os_amx) EXPECT_TRUE(cpu_runs_tier("avx512_amx"));
+  if (!f.amx_tile) EXPECT_FALSE(cpu_runs_tier("avx512_amx"));
 }
 
 TEST(CpuFeatures, Zen4NeverGetsSapphireRapids) {

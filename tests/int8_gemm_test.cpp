@@ -7,6 +7,7 @@
 
 #include "layouts/vnni_int8.h"
 #include "runtime/bind.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/registry.h"
@@ -24,6 +25,47 @@ INSTANTIATE_TEST_SUITE_P(Cpu, Int8GemmGate,
                          testing::ValuesIn(gate_matrix("int8_gemm", {"int32", "float32", "float16", "int8"},
                                                        {"boundary", "overflow"})),
                          gate_cell_name);
+
+// The AMX tier on every input class and output type. On a CPU without AMX its cases cannot
+// run: each must be refused (UNSUPPORTED, naming the missing features), and the cell says
+// how many and which were not runnable here instead of passing.
+class Int8GemmAmxGate : public testing::TestWithParam<GateCell> {};
+
+TEST_P(Int8GemmAmxGate, EveryCasePassesOrIsNotRunnableHere) {
+  if (cpu_runs_tier("avx512_amx")) {
+    expect_every_case_passes(GetParam());
+    return;
+  }
+  const GateCell& cell = GetParam();
+  gate::Options o;
+  o.ops = {cell.op};
+  o.targets = {cell.target};
+  o.dtypes = {cell.dtype};
+  o.classes = {cell.input_class};
+  o.isolate = false;
+  const auto results = gate::run(all_ops(), o);
+  ASSERT_FALSE(results.empty());
+  std::string names;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, golden::Status::unsupported) << r.case_name << ": " << r.error;
+    EXPECT_NE(r.error.find("amx_tile"), std::string::npos) << r.case_name << ": " << r.error;
+    names += "\n  " + r.case_name;
+  }
+  GTEST_SKIP() << "not runnable on this CPU (no AMX: " << describe(cpu_features()) << "): " << results.size()
+               << " cases of " << cell.target << " " << cell.dtype << " " << cell.input_class << ":" << names;
+}
+
+std::vector<GateCell> amx_cells() {
+  std::vector<GateCell> out;
+  for (const char* dtype : {"int32", "float32", "float16", "int8"}) {
+    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) {
+      out.push_back({"int8_gemm", "cpu:avx512_amx", dtype, cls});
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Amx, Int8GemmAmxGate, testing::ValuesIn(amx_cells()), gate_cell_name);
 
 struct Gemm {
   int64_t m, n, k;
@@ -129,6 +171,44 @@ TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
       }
     }
   }
+}
+
+// The AMX tier's tiles (16 rows, K in steps of 64 bytes and a 4-byte tail), forced, against
+// the definition: row counts around the tile and around the crossover to VNNI (8 | 9), K
+// with and without a tail. Where the CPU has no AMX the forced tier is a one-line refusal naming the features.
+TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
+  std::mt19937 rng(13);
+  const int64_t n = 80;
+  for (int64_t k : {64, 259, 4100}) {
+    std::vector<int8_t> w(n * k);
+    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+    const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+    for (int64_t m : {1, 8, 9, 15, 16, 17, 33}) {
+      std::vector<int8_t> a(m * k);
+      for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+      std::vector<int32_t> acc(m * n);
+      const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
+      if (!cpu_runs_tier("avx512_amx")) {
+        try {
+          int8_gemm_accumulate(av, p, -3, yv, "avx512_amx");
+          ADD_FAILURE() << "avx512_amx ran on a CPU without AMX";
+        } catch (const Error& e) {
+          EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+          EXPECT_NE(std::string(e.what()).find("needs CPU features this machine lacks: amx_tile"), std::string::npos) << e.what();
+        }
+        continue;
+      }
+      int8_gemm_accumulate(av, p, -3, yv, "avx512_amx");
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t c = 0; c < n; ++c) {
+          int32_t want = 0;
+          for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] + 3) * w[c * k + i];
+          ASSERT_EQ(acc[r * n + c], want) << "k=" << k << " m=" << m << " r=" << r << " c=" << c;
+        }
+      }
+    }
+  }
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 21 shapes, the refusal checked instead";
 }
 
 }  // namespace

@@ -34,7 +34,8 @@ bool has_feature(const CpuFeatures& f, const std::string& name) {
       {"avx512bw", &CpuFeatures::avx512bw}, {"avx512dq", &CpuFeatures::avx512dq}, {"avx512cd", &CpuFeatures::avx512cd},
       {"avx512vl", &CpuFeatures::avx512vl}, {"avx512ifma", &CpuFeatures::avx512ifma},
       {"avx512vbmi", &CpuFeatures::avx512vbmi}, {"avx512vnni", &CpuFeatures::avx512vnni},
-      {"avx512bf16", &CpuFeatures::avx512bf16}, {"avxvnni", &CpuFeatures::avxvnni}};
+      {"avx512bf16", &CpuFeatures::avx512bf16}, {"avxvnni", &CpuFeatures::avxvnni},
+      {"amx_tile", &CpuFeatures::amx_tile}, {"amx_int8", &CpuFeatures::amx_int8}};
   return f.*members.at(name);
 }
 
@@ -65,6 +66,14 @@ std::set<std::string> needs(const std::string& bytes, const std::string& mnemoni
   if (op == "vdpbf16ps" || starts_with(op, "vcvtne2ps2bf16") || starts_with(op, "vcvtneps2bf16")) out.insert("avx512bf16");
   if (op == "vpermb" || op == "vpermi2b" || op == "vpermt2b" || op == "vpmultishiftqb") out.insert("avx512vbmi");
   if (starts_with(op, "vpmadd52")) out.insert("avx512ifma");
+  // AMX: every tile instruction needs AMX-TILE; the int8 tile dot products AMX-INT8, the
+  // bf16 one AMX-BF16 (which no tier declares).
+  if (op == "ldtilecfg" || op == "sttilecfg" || op == "tilerelease" || starts_with(op, "tileload") ||
+      op == "tilestored" || op == "tilezero") {
+    out.insert("amx_tile");
+  }
+  if (op == "tdpbssd" || op == "tdpbsud" || op == "tdpbusd" || op == "tdpbuud") out.insert({"amx_tile", "amx_int8"});
+  if (op == "tdpbf16ps") out.insert({"amx_tile", "amx_bf16"});
   return out;
 }
 
@@ -162,6 +171,20 @@ int count_matching(const Library& lib, const std::string& pattern) {
   return count;
 }
 
+TEST(KernelAsm, Int8GemmAmxTierUsesTileDotProducts) {
+  // The avx512_amx tier's accumulation is AMX tile matmuls (s8 x s8 tdpbssd, or u8 x s8
+  // tdpbusd): without them the tier would be the VNNI kernel under another name.
+  int libraries = 0;
+  for (const Library& lib : shipped_libraries()) {
+    if (lib.tier != "avx512_amx") continue;
+    EXPECT_NE(lib.name.find("int8_gemm_acc"), std::string::npos) << lib.name << ": only INT8 GEMM has an AMX tier";
+    ++libraries;
+    EXPECT_GE(count_matching(lib, "tdpbssd\\|tdpbusd"), 1) << lib.name;
+    EXPECT_GE(count_matching(lib, "ldtilecfg"), 1) << lib.name;
+  }
+  EXPECT_EQ(libraries, 1);  // prefill (decode stays on avx512_vnni: runtime/int8_gemm.cpp)
+}
+
 TEST(KernelAsm, DecodeAttentionPrefetchesEveryLineIntoAllLevels) {
   // ops/prefetch.h replaces Halide 14's prefetch (prefetchnta, one line in two) by
   // linking its own _halide_prefetch; that rests on the link keeping ours, so check it.
@@ -180,6 +203,9 @@ TEST(KernelAsm, TheClassifierKnowsVexFromEvexDotProducts) {
   EXPECT_EQ(needs("c4 e2 75 50 c2", "{vex} vpdpbusd", "%ymm2,%ymm1,%ymm0"), (std::set<std::string>{"avx", "avx2", "avxvnni"}));
   EXPECT_EQ(needs("62 f2 75 48 50 c2", "vpdpbusd", "%zmm2,%zmm1,%zmm0"), (std::set<std::string>{"avx512f", "avx512vnni"}));
   EXPECT_EQ(needs("c4 e2 79 13 c0", "vcvtph2ps", "%xmm0,%xmm0"), (std::set<std::string>{"avx", "f16c"}));
+  // AMX instructions are VEX-encoded but need AMX, not AVX2.
+  EXPECT_EQ(needs("c4 e2 5b 5e c3", "tdpbssd", "%tmm4,%tmm3,%tmm0"), (std::set<std::string>{"avx", "amx_tile", "amx_int8"}));
+  EXPECT_EQ(needs("c4 a2 7b 4b 24 3f", "tileloadd", "(%rdi,%r15,1),%tmm4"), (std::set<std::string>{"avx", "amx_tile"}));
 }
 
 }  // namespace

@@ -93,6 +93,12 @@ Int8ChannelFactors int8_channel_factors(const Call& call) {
 
 namespace {
 
+// The epilogues are plain AVX-512 (no dot products, no tiles): a call forced onto the
+// accumulation's own tiers runs them on avx512.
+std::string epilogue_tier(const std::string& tier) {
+  return tier == "avx512_vnni" || tier == "avx512_amx" ? "avx512" : tier;
+}
+
 template <bool Gpu>
 void int8_gemm_run(const Call& call) {
   const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
@@ -122,14 +128,17 @@ void int8_gemm_run(const Call& call) {
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
   const In acc_in{acc_view};
   const Out y_out{y};
+  Call where;  // only the target and tier matter to call_kernel
+  where.target = call.target;
+  where.tier = epilogue_tier(call.tier);
   if (out == "float32") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else if (call.params.choice("rounding") == "fixed_point") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), call, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
   }
 }
 
@@ -164,7 +173,7 @@ OpSpec make_spec() {
     return PackedConstant{w, w->bytes()};
   };
   op.kernels = {{"cpu", int8_gemm_run<false>}, {"gpu-opencl", int8_gemm_run<true>}, {"gpu-cuda", int8_gemm_run<true>}};
-  op.cpu_tiers = {"avx512_vnni", "avx2", "sse41"};
+  op.cpu_tiers = {"avx512_amx", "avx512_vnni", "avx2", "sse41"};
   return op;
 }
 

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "Halide.h"
+#include "ops/int8_gemm_amx.h"
+
+namespace npukit::schedules::cpu {
+
+// Rows of one AMX accumulator tile (and of the row padding the runtime gives `a`).
+inline constexpr int kAmxTileRows = 16;
+
+// The AMX tier: tiles of 16 rows × 16 channels of int32 in one AMX register, K in steps
+// of 64 bytes (ops/amx_fuse_k.h fuses Halide 14's 4-byte steps), the tile stored to a
+// buffer from which acc subtracts the zero point's share. Needs `pipeline` to run
+// ops::AmxFuseK and a target with avx512_sapphirerapids.
+void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline);
+
+}  // namespace npukit::schedules::cpu
