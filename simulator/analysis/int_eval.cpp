@@ -234,6 +234,13 @@ IntProgram::IntProgram(const Expr& e, SlotFrame& frame) {
     throw std::runtime_error("npu analysis: a bound nested too deep to evaluate");
 }
 
+std::vector<int> IntProgram::reads() const {
+  std::vector<int> out;
+  for (const Instr& in : code_)
+    if (in.code == Code::load) out.push_back(in.slot);
+  return out;
+}
+
 std::optional<int64_t> IntProgram::run(SlotFrame& frame) const {
   struct Value {
     int64_t v;

@@ -43,6 +43,8 @@ class IntProgram {
  public:
   IntProgram(const Halide::Expr& e, SlotFrame& frame);
   std::optional<int64_t> run(SlotFrame& frame) const;
+  // The slots it loads (a name bound inside it included).
+  std::vector<int> reads() const;
 
  private:
   enum class Code : uint8_t {

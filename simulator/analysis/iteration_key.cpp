@@ -378,20 +378,115 @@ IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocat
   };
   var_ = frame_.slot(loop->name);
   compile_lets("", lets_);
-  compile_values(k.parts, values_);
+  std::vector<Value> values;
+  compile_values(k.parts, values);
+  std::vector<Sequence> sequences;
   for (const auto& [name, seq] : k.sequences) {
     Sequence s{frame_.slot(name), IntProgram(seq.loop->min, frame_), IntProgram(seq.loop->extent, frame_), {}, {}};
     compile_lets(name, s.lets);
     compile_values(seq.values, s.values);
-    sequences_.push_back(std::move(s));
+    sequences.push_back(std::move(s));
   }
   bound_here_.assign(frame_.values.size(), 0);
   bound_here_[var_] = 1;
   for (const auto& l : lets_) bound_here_[l.first] = 1;
-  for (const Sequence& s : sequences_) {
+  for (const Sequence& s : sequences) {
     bound_here_[s.var] = 1;
     for (const auto& l : s.lets) bound_here_[l.first] = 1;
   }
+  split_into_parts(std::move(values), std::move(sequences));
+}
+
+void IterationKey::split_into_parts(std::vector<Value> values, std::vector<Sequence> sequences) {
+  const size_t slots = frame_.values.size();
+  std::vector<int> let_at(slots, -1), sequence_at(slots, -1);  // by slot: the let or sequence binding it
+  for (size_t l = 0; l < lets_.size(); ++l) let_at[lets_[l].first] = static_cast<int>(l);
+  for (size_t q = 0; q < sequences.size(); ++q) {
+    sequence_at[sequences[q].var] = static_cast<int>(q);
+    for (const auto& l : sequences[q].lets) sequence_at[l.first] = static_cast<int>(q);
+  }
+  // The components: lets that read the loop variable, and the lets they read.
+  std::vector<char> component(lets_.size(), 0);
+  for (size_t l = 0; l < lets_.size(); ++l)
+    for (int r : lets_[l].second.reads()) component[l] = component[l] || r == var_;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t l = 0; l < lets_.size(); ++l) {
+      if (!component[l]) continue;
+      for (int r : lets_[l].second.reads()) {
+        if (let_at[r] < 0 || component[let_at[r]]) continue;
+        component[let_at[r]] = 1;
+        changed = true;
+      }
+    }
+  }
+  for (size_t l = 0; l < lets_.size(); ++l)
+    if (component[l]) components_.push_back(l);
+
+  // What an item reads, through the lets: every slot it loads is followed (a name bound
+  // inside an expression too, which can only add components).
+  struct Reads {
+    std::set<int> components;
+    std::set<size_t> lets;
+    bool direct = false, other_sequence = false;
+  };
+  auto trace = [&](std::vector<int> work, int own_sequence, Reads& r) {
+    while (!work.empty()) {
+      const int slot = work.back();
+      work.pop_back();
+      if (slot == var_) {
+        r.direct = true;
+      } else if (sequence_at[slot] >= 0) {
+        r.other_sequence = r.other_sequence || sequence_at[slot] != own_sequence;
+      } else if (const int l = let_at[slot]; l >= 0) {
+        if (component[l]) {
+          r.components.insert(slot);
+        } else if (r.lets.insert(l).second) {
+          for (int next : lets_[l].second.reads()) work.push_back(next);
+        }
+      }
+    }
+  };
+  std::vector<Reads> value_reads(values.size()), sequence_reads(sequences.size());
+  bool tangled = false;  // a sequence reads another's variable: keep the original order
+  for (size_t v = 0; v < values.size(); ++v) trace(values[v].program.reads(), -1, value_reads[v]);
+  for (size_t q = 0; q < sequences.size(); ++q) {
+    const Sequence& s = sequences[q];
+    std::vector<int> work = s.min.reads();
+    for (int r : s.extent.reads()) work.push_back(r);
+    for (const auto& l : s.lets)
+      for (int r : l.second.reads()) work.push_back(r);
+    for (const Value& v : s.values)
+      for (int r : v.program.reads()) work.push_back(r);
+    trace(work, static_cast<int>(q), sequence_reads[q]);
+    tangled = tangled || sequence_reads[q].other_sequence;
+  }
+  for (const Reads& r : value_reads) tangled = tangled || r.other_sequence;
+
+  std::map<std::pair<bool, std::set<int>>, size_t> part_of;
+  std::vector<std::set<size_t>> part_lets;
+  auto part = [&](const Reads& r) -> size_t {
+    const bool direct = r.direct || tangled;
+    auto [it, fresh] = part_of.try_emplace({direct, direct ? std::set<int>{} : r.components}, parts_.size());
+    if (fresh) {
+      parts_.emplace_back();
+      parts_.back().direct = direct;
+      if (!direct) parts_.back().components.assign(r.components.begin(), r.components.end());
+      part_lets.emplace_back();
+    }
+    part_lets[it->second].insert(r.lets.begin(), r.lets.end());
+    return it->second;
+  };
+  for (size_t v = 0; v < values.size(); ++v) parts_[part(value_reads[v])].values.push_back(std::move(values[v]));
+  for (size_t q = 0; q < sequences.size(); ++q)
+    parts_[part(sequence_reads[q])].sequences.push_back(std::move(sequences[q]));
+  for (size_t p = 0; p < parts_.size(); ++p) parts_[p].lets.assign(part_lets[p].begin(), part_lets[p].end());
+}
+
+size_t IterationKey::Hash::operator()(const std::vector<int64_t>& k) const {
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+  return static_cast<size_t>(h);
 }
 
 void IterationKey::enter(const Bindings& env) {
@@ -399,6 +494,11 @@ void IterationKey::enter(const Bindings& env) {
     if (bound_here_[slot]) continue;
     auto it = env.find(name);
     frame_.set(slot, it == env.end() ? std::nullopt : std::optional<int64_t>(it->second));
+  }
+  for (Part& p : parts_) {
+    p.memo.clear();
+    p.memo_on = true;
+    p.lookups = p.misses = 0;
   }
 }
 
@@ -408,23 +508,54 @@ std::optional<int64_t> IterationKey::Value::run(SlotFrame& frame) const {
   return pow2_dividing(*v);
 }
 
-void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
-  frame_.set(var_, i);
-  for (const auto& [slot, program] : lets_) frame_.set(slot, program.run(frame_));
-  key.clear();
-  for (const Value& v : values_) key.push_back(v.run(frame_));
-  for (const Sequence& s : sequences_) {
+bool IterationKey::evaluate(const Part& p, int64_t i, std::vector<std::optional<int64_t>>& key) {
+  for (size_t l : p.lets) frame_.set(lets_[l].first, lets_[l].second.run(frame_));
+  for (const Value& v : p.values) key.push_back(v.run(frame_));
+  bool reusable = true;
+  for (const Sequence& s : p.sequences) {
     const auto min = s.min.run(frame_), extent = s.extent.run(frame_);
     key.push_back(min);
     key.push_back(extent);
     if (!min || !extent || *extent > kLongestSequence) {
       key.push_back(i);  // too long to compare: this iteration merges with none
+      reusable = false;
       continue;
     }
     for (int64_t j = *min; j < *min + *extent; ++j) {
       frame_.set(s.var, j);
       for (const auto& [slot, program] : s.lets) frame_.set(slot, program.run(frame_));
       for (const Value& v : s.values) key.push_back(v.run(frame_));
+    }
+  }
+  return reusable;
+}
+
+void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
+  frame_.set(var_, i);
+  for (size_t l : components_) frame_.set(lets_[l].first, lets_[l].second.run(frame_));
+  key.clear();
+  for (Part& p : parts_) {
+    if (p.direct || !p.memo_on) {
+      evaluate(p, i, key);
+      continue;
+    }
+    components_now_.clear();
+    for (int slot : p.components) {
+      components_now_.push_back(frame_.values[slot]);
+      components_now_.push_back(frame_.known[slot]);
+    }
+    ++p.lookups;
+    if (auto it = p.memo.find(components_now_); it != p.memo.end()) {
+      key.insert(key.end(), it->second.begin(), it->second.end());
+      continue;
+    }
+    ++p.misses;
+    const size_t from = key.size();
+    if (evaluate(p, i, key)) p.memo.emplace(components_now_, std::vector<std::optional<int64_t>>(key.begin() + from, key.end()));
+    // Components that differ at nearly every iteration (a token index): looking up costs more than it saves.
+    if (p.lookups >= 64 && p.misses * 4 > p.lookups * 3) {
+      p.memo_on = false;
+      p.memo.clear();
     }
   }
 }

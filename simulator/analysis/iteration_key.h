@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -50,13 +51,39 @@ class IterationKey {
     std::vector<std::pair<int, IntProgram>> lets;
     std::vector<Value> values;
   };
+  struct Hash {
+    size_t operator()(const std::vector<int64_t>& k) const;
+  };
+  // The values and sequences that read the same components: the lets that read the loop
+  // variable itself (a fused loop's head, chunk and token tile), evaluated at every
+  // iteration. A part's values are a function of its components, so it is evaluated once
+  // per distinct component values (a prefill attention's K blocks once per chunk and head,
+  // not once per task) and copied at the other iterations. A part that reads the loop
+  // variable itself (`direct`) is evaluated at every iteration.
+  struct Part {
+    std::vector<int> components;  // slots
+    std::vector<size_t> lets;     // indices into lets_: the other lets it reads, in order
+    std::vector<Value> values;
+    std::vector<Sequence> sequences;
+    bool direct = false;
+    // Per entry: values by component values; dropped when nearly every iteration misses.
+    std::unordered_map<std::vector<int64_t>, std::vector<std::optional<int64_t>>, Hash> memo;
+    bool memo_on = true;
+    int64_t lookups = 0, misses = 0;
+  };
   static constexpr int64_t kLongestSequence = 256;
   SlotFrame frame_;
   int var_ = 0;
   std::vector<std::pair<int, IntProgram>> lets_;
-  std::vector<Value> values_;
-  std::vector<Sequence> sequences_;
+  std::vector<size_t> components_;  // indices into lets_: evaluated at every iteration, in order
+  std::vector<Part> parts_;
   std::vector<char> bound_here_;  // by slot: the loop variable or one of `lets_`
+  std::vector<int64_t> components_now_;
+
+  void split_into_parts(std::vector<Value> values, std::vector<Sequence> sequences);
+  // Appends part p's values at iteration i; false when they read i itself (a sequence too
+  // long to compare), so that they are not reused.
+  bool evaluate(const Part& p, int64_t i, std::vector<std::optional<int64_t>>& out);
 };
 
 }  // namespace npukit::sim
