@@ -497,8 +497,6 @@ void IterationKey::enter(const Bindings& env) {
   }
   for (Part& p : parts_) {
     p.memo.clear();
-    p.memo_on = true;
-    p.lookups = p.misses = 0;
   }
 }
 
@@ -552,8 +550,10 @@ void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
     ++p.misses;
     const size_t from = key.size();
     if (evaluate(p, i, key)) p.memo.emplace(components_now_, std::vector<std::optional<int64_t>>(key.begin() + from, key.end()));
-    // Components that differ at nearly every iteration (a token index): looking up costs more than it saves.
-    if (p.lookups >= 64 && p.misses * 4 > p.lookups * 3) {
+    // Components that differ at nearly every iteration (a token index): looking up costs
+    // more than it saves. Judged over many iterations (and entries): the innermost component
+    // of a fused loop differs at each of its first iterations.
+    if (p.lookups >= 1024 && p.misses * 4 > p.lookups * 3) {
       p.memo_on = false;
       p.memo.clear();
     }

@@ -66,7 +66,7 @@ class IterationKey {
     std::vector<Value> values;
     std::vector<Sequence> sequences;
     bool direct = false;
-    // Per entry: values by component values; dropped when nearly every iteration misses.
+    // Values by component values, per entry; dropped when nearly every iteration misses.
     std::unordered_map<std::vector<int64_t>, std::vector<std::optional<int64_t>>, Hash> memo;
     bool memo_on = true;
     int64_t lookups = 0, misses = 0;
