@@ -265,6 +265,24 @@ class ScopedEnv {
   std::vector<std::pair<const std::string*, std::optional<int64_t>>> undo_;
 };
 
+// A loop's key depends only on the loop, the nest's allocations and the outputs: built once
+// and kept for the next analysis of the nest (a sweep's every shape, the tuner's every
+// candidate). The entry holds the loop, so that its address names no other loop later.
+IterationKey& iteration_key(const For* loop, const std::set<std::string>& allocated,
+                            const std::set<std::string>& outputs) {
+  struct Entry {
+    Stmt loop;
+    std::set<std::string> allocated, outputs;
+    std::unique_ptr<IterationKey> key;
+  };
+  thread_local std::unordered_multimap<const For*, Entry> keys;
+  auto [from, to] = keys.equal_range(loop);
+  for (auto it = from; it != to; ++it)
+    if (it->second.allocated == allocated && it->second.outputs == outputs) return *it->second.key;
+  auto key = std::make_unique<IterationKey>(loop, allocated, outputs);
+  return *keys.emplace(loop, Entry{Stmt(loop), allocated, outputs, std::move(key)})->second.key;
+}
+
 class NestWalker {
  public:
   NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env,
@@ -332,7 +350,7 @@ class NestWalker {
   struct LoopFacts {
     bool any_produce = false, output_store = false, iterate = false;
     std::string output;  // the one output the loop stores into ("" when none or several)
-    std::unique_ptr<IterationKey> key;  // for a loop walked iteration by iteration: which ones merge
+    IterationKey* key = nullptr;  // for a loop walked iteration by iteration: which ones merge
   };
   std::map<const For*, LoopFacts> loop_facts_;
   LoopFacts& loop_facts(const For* op) {
@@ -346,7 +364,7 @@ class NestWalker {
     lf.output_store = f.stored_outputs.size() == 1;
     if (lf.output_store) lf.output = *f.stored_outputs.begin();
     lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
-    if (lf.iterate && walk_ == Walk::merged) lf.key = std::make_unique<IterationKey>(op, nest_allocations_, outputs_);
+    if (lf.iterate && walk_ == Walk::merged) lf.key = &iteration_key(op, nest_allocations_, outputs_);
     return loop_facts_.emplace(op, std::move(lf)).first->second;
   }
 
