@@ -241,6 +241,41 @@ std::vector<int> IntProgram::reads() const {
   return out;
 }
 
+bool IntProgram::always_unknown() const {
+  std::vector<char> unknown;  // per stack entry: unknown whatever the slots hold
+  std::vector<char> let_unknown;
+  for (const Instr& in : code_) {
+    switch (in.code) {
+      case Code::constant:
+      case Code::load: unknown.push_back(0); break;
+      case Code::unknown: unknown.push_back(1); break;
+      case Code::logical_not: break;
+      case Code::select: {
+        const char f = unknown.back();
+        unknown.pop_back();
+        const char t = unknown.back();
+        unknown.pop_back();
+        unknown.back() = unknown.back() || (t && f);
+        break;
+      }
+      case Code::let_begin:
+        let_unknown.push_back(unknown.back());
+        unknown.pop_back();
+        break;
+      case Code::let_end:
+        unknown.back() = unknown.back() || let_unknown.back();
+        let_unknown.pop_back();
+        break;
+      default: {
+        const char b = unknown.back();
+        unknown.pop_back();
+        unknown.back() = unknown.back() || b;
+      }
+    }
+  }
+  return unknown.empty() || unknown[0];
+}
+
 std::optional<int64_t> IntProgram::run(SlotFrame& frame) const {
   struct Value {
     int64_t v;

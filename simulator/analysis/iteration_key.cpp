@@ -366,10 +366,12 @@ IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocat
       out.emplace_back(frame_.slot(name), std::move(p));
     }
   };
-  // (A vector copy's main and tail paths often give the same pieces: each is computed once.)
-  auto distinct = [](const std::vector<KeyParts::Value>& values) {
+  // (A vector copy's main and tail paths often give the same pieces: each is computed once.
+  // A piece that is unknown whatever the iteration, a gather's vector index, is left out.)
+  auto distinct = [&](const std::vector<KeyParts::Value>& values) {
     std::vector<Piece> out;
     for (const KeyParts::Value& v : values) {
+      if (IntProgram(v.e, frame_).always_unknown()) continue;
       bool seen = false;
       for (const Piece& k : out) seen = seen || (k.alignment == v.alignment && equal(k.e, v.e));
       if (!seen) out.push_back({v.e, v.alignment});
