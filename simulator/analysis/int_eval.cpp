@@ -44,7 +44,7 @@ class Evaluator : public IRVisitor {
   void visit(const IntImm* op) override { value_ = op->value; }
   void visit(const UIntImm* op) override { value_ = static_cast<int64_t>(op->value); }
   void visit(const Variable* op) override {
-    if (auto it = lets_.find(op->name); it != lets_.end()) {
+    if (auto it = lets_.empty() ? lets_.end() : lets_.find(op->name); it != lets_.end()) {  // (most bounds bind no let)
       value_ = it->second;
     } else if (auto e = env_.find(op->name); e != env_.end()) {
       value_ = e->second;
