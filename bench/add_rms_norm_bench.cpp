@@ -24,7 +24,7 @@ void BM_add_rms_norm(benchmark::State& state, DType dtype) {
     for (size_t i = 0; i < a->slots(); ++i) std::fill_n(static_cast<uint8_t*>(a->slot(i)), bytes, 0x3c);
   }
 
-  std::map<std::string, TensorView> t = {{"x", {xs.slot(0), dtype, {rows, hidden}, {}}},
+  TensorMap t = {{"x", {xs.slot(0), dtype, {rows, hidden}, {}}},
                                          {"residual", {rs.slot(0), dtype, {rows, hidden}, {}}},
                                          {"weight", {weight.data(), dtype, {hidden}, {}}},
                                          {"y", {ys.slot(0), dtype, {rows, hidden}, {}}}};

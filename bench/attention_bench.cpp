@@ -29,7 +29,7 @@ void run_decode(benchmark::State& state, bool masked) {
   }
   std::vector<uint16_t> q(Hq * Dh, 0x3000), o(Hq * Dh);
   std::vector<int32_t> pos{static_cast<int32_t>(S - 1)};
-  std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float16, {1, Hq, Dh}, {}}},
+  TensorMap t = {{"q", {q.data(), DType::float16, {1, Hq, Dh}, {}}},
                                          {"k_cache", {ks.slot(0), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"positions", {pos.data(), DType::int32, {1}, {}}},
@@ -54,7 +54,7 @@ void BM_attention_decode_hot(benchmark::State& state) {
   const int64_t S = state.range(0), Hq = 32, Hkv = 8, Dh = 128;
   std::vector<uint16_t> k(Hkv * S * Dh, 0x3000), v(Hkv * S * Dh, 0x3000), q(Hq * Dh, 0x3000), o(Hq * Dh);
   std::vector<int32_t> pos{static_cast<int32_t>(S - 1)};
-  std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float16, {1, Hq, Dh}, {}}},
+  TensorMap t = {{"q", {q.data(), DType::float16, {1, Hq, Dh}, {}}},
                                          {"k_cache", {k.data(), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {v.data(), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"positions", {pos.data(), DType::int32, {1}, {}}},

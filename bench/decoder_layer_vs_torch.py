@@ -28,8 +28,8 @@ lookup or create, output allocation and the npukit kernels) and inside torch's o
 (the scale folding's aten::mul); the rest of the step is Python and torch.ops' argument
 matching. The share is that rest over the profiled step time.
 
-Last: qkv_attention_ per call at a new pos (a prepared op made, for int8 weights packed
-again) against the same pos again (the cached prepared op), fp16 and int8 projections.
+Last: qkv_attention_ per call at a new pos (a prepared op made; for int8 weights one that shares
+the packed copies of an earlier one) against the same pos again (the cached prepared op), fp16 and int8 projections.
 
 --quick: tiny shapes, 1 and 2 layers, 4 steps (the ctest smoke run). Prints tables and
 exits 0: a bench, not a test.
@@ -195,7 +195,7 @@ def main():
     print(f"torch's own speed on this machine now (medians): F.linear of one token over the fp32 gate matrix "
           f"[{cfg.ffn}, {cfg.hidden}] {gbs[0]:.1f} GB/s of weights, the same matrix copied (clone) {gbs[1]:.1f} GB/s read+write")
     print()
-    print("qkv_attention_ per call, µs (medians): a new pos makes a prepared op (int8: packs w_qkv and w_o again)")
+    print("qkv_attention_ per call, µs (medians): a new pos makes a prepared op (int8: from one at an earlier pos, sharing its packed w_qkv and w_o)")
     print("| projections | new pos | same pos again | cost of the new pos |")
     print("|---|---|---|---|")
     for dtype, new, again in attention_pos_cost(cfg, 8 if args.quick else 32):

@@ -48,7 +48,7 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
   fill_slots(ks, cache_bytes, 0x2c);
   fill_slots(vs, cache_bytes, 0x2c);
   std::vector<uint8_t> x(T * D * es, 0x30), y(T * D * es);
-  std::map<std::string, TensorView> t = {{"x", {x.data(), dtype, {T, D}, {}}},
+  TensorMap t = {{"x", {x.data(), dtype, {T, D}, {}}},
                                          {"w_qkv", {wq.slot(0), dtype, {rows, D}, {}}},
                                          {"w_o", {wo.slot(0), dtype, {D, Hq * Dh}, {}}},
                                          {"k_cache", {ks.slot(0), dtype, {Hkv, S, Dh}, {}}},
@@ -85,7 +85,7 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
   }
   std::vector<float> sq(static_cast<size_t>(rows), 1e-3f), so(static_cast<size_t>(D), 1e-3f);
   std::vector<uint8_t> x(T * D * 2, 0x30), y(T * D * 2);
-  std::map<std::string, TensorView> t = {{"x", {x.data(), act, {T, D}, {}}},
+  TensorMap t = {{"x", {x.data(), act, {T, D}, {}}},
                                          {"w_qkv", {wq.slot(0), DType::int8, {rows, D}, {}}},
                                          {"w_o", {wo.slot(0), DType::int8, {D, Hq * Dh}, {}}},
                                          {"w_qkv_scale", {sq.data(), DType::float32, {rows}, {}}},

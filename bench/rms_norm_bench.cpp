@@ -21,7 +21,7 @@ void BM_rms_norm(benchmark::State& state, DType dtype) {
   std::vector<uint8_t> weight(hidden * dtype_size(dtype), 0);
   for (size_t i = 0; i < xs.slots(); ++i) std::fill_n(static_cast<uint8_t*>(xs.slot(i)), bytes, 0x3c);
 
-  std::map<std::string, TensorView> t = {{"x", {xs.slot(0), dtype, {rows, hidden}, {}}},
+  TensorMap t = {{"x", {xs.slot(0), dtype, {rows, hidden}, {}}},
                                          {"weight", {weight.data(), dtype, {hidden}, {}}},
                                          {"y", {ys.slot(0), dtype, {rows, hidden}, {}}}};
   Call call = bind_call(find_op("rms_norm"), "cpu", t, {{"eps", "1e-5"}});

@@ -37,7 +37,7 @@ std::vector<int32_t> positions_for(int64_t tokens) {
 
 Call bind_rope(const Shape& s, DType dtype, const char* style, void* x, std::vector<int32_t>& positions, void* y) {
   const std::vector<int64_t> dims = {s.tokens, s.heads, s.head_dim};
-  std::map<std::string, TensorView> tv = {{"x", {x, dtype, dims, {}}},
+  TensorMap tv = {{"x", {x, dtype, dims, {}}},
                                           {"positions", {positions.data(), DType::int32, {s.tokens}, {}}},
                                           {"y", {y, dtype, dims, {}}}};
   return bind_call(find_op("rope"), "cpu", tv,

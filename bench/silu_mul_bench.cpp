@@ -21,7 +21,7 @@ void BM_silu_mul(benchmark::State& state, DType dtype) {
   ColdArena gus(in_bytes), ys(in_bytes);
   for (size_t i = 0; i < gus.slots(); ++i) std::fill_n(static_cast<uint8_t*>(gus.slot(i)), in_bytes, 0x3c);
 
-  std::map<std::string, TensorView> t = {{"gate_up", {gus.slot(0), dtype, {tokens, 2, ffn}, {}}},
+  TensorMap t = {{"gate_up", {gus.slot(0), dtype, {tokens, 2, ffn}, {}}},
                                          {"y", {ys.slot(0), dtype, {tokens, ffn}, {}}}};
   Call call = bind_call(find_op("silu_mul"), "cpu", t, {});
   const CopyAnchor anchor = measure_copy(gus, ys, in_bytes);

@@ -19,10 +19,9 @@ std::string dims_string(const std::vector<std::string>& dims) {
 
 // Checks one tensor against its spec and binds its named dimensions.
 void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
-                 std::map<std::string, int64_t>& dims,
+                 DimMap& dims,
                  std::map<std::string, std::string>& bound_by) {
   const std::string what = op.name + ": tensor " + spec.name;
-  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
   bool allowed = false;
   for (DType d : spec.dtypes) allowed = allowed || d == t.dtype;
   if (!allowed) {
@@ -41,12 +40,18 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
     fail(Errc::invalid_argument, what + ": strides " + shape_string(t.strides) +
                                      " are not C-contiguous; npukit kernels need contiguous tensors");
   }
+  int64_t numel = 1;  // checked as it grows: the product of in-range dimensions can wrap
   for (size_t i = 0; i < spec.dims.size(); ++i) {
     const std::string& d = spec.dims[i];
     const int64_t v = t.shape[i];
     if (v < 1 || v > INT32_MAX) {
       fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
                                        " must be in [1, " + std::to_string(INT32_MAX) + "]");
+    }
+    numel *= v;  // both factors are at most 2^31 - 1: no overflow
+    if (numel > INT32_MAX) {
+      fail(Errc::invalid_argument, what + ": shape " + shape_string(t.shape) +
+                                       " has more than 2^31 - 1 elements, the kernels' limit");
     }
     auto it = dims.find(d);
     if (it == dims.end()) {
@@ -58,13 +63,11 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
                                        std::to_string(it->second) + "; they must be equal");
     }
   }
-  if (t.numel() > INT32_MAX) {
-    fail(Errc::invalid_argument, what + ": " + std::to_string(t.numel()) +
-                                     " elements exceed the kernels' 2^31 - 1 limit");
-  }
+  // After the shape: a zero-size array's null data is reported as its zero dimension.
+  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
 }
 
-void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+void check_same_dtypes(const OpSpec& op, const TensorMap& tensors) {
   for (const TensorSpec& s : op.tensors) {
     if (s.same_dtype_as.empty()) continue;
     auto a = tensors.find(s.name), b = tensors.find(s.same_dtype_as);
@@ -76,7 +79,7 @@ void check_same_dtypes(const OpSpec& op, const std::map<std::string, TensorView>
   }
 }
 
-void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tensors) {
+void check_names(const OpSpec& op, const TensorMap& tensors) {
   for (const auto& [name, view] : tensors) {
     bool known = false;
     for (const TensorSpec& s : op.tensors) known = known || s.name == name;
@@ -88,12 +91,12 @@ void check_names(const OpSpec& op, const std::map<std::string, TensorView>& tens
 }
 
 struct Bound {
-  std::map<std::string, int64_t> dims;
+  DimMap dims;
   std::map<std::string, std::string> bound_by;  // the input that set each dim, for messages
   Params params;
 };
 
-Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& tensors,
+Bound bind_inputs(const OpSpec& op, const TensorMap& tensors,
                   const std::map<std::string, std::string>& params) {
   check_names(op, tensors);
   Bound b;
@@ -112,7 +115,7 @@ Bound bind_inputs(const OpSpec& op, const std::map<std::string, TensorView>& ten
   return b;
 }
 
-DType output_dtype(const TensorSpec& s, const std::map<std::string, TensorView>& tensors, const Params& params) {
+DType output_dtype(const TensorSpec& s, const TensorMap& tensors, const Params& params) {
   if (!s.dtype_param.empty()) {
     const std::string& name = params.choice(s.dtype_param);
     if (auto t = dtype_from_name(name)) return *t;
@@ -131,17 +134,34 @@ bool overlaps(const TensorView& a, const TensorView& b) {
   return lo_a < hi_b && lo_b < hi_a;
 }
 
+// Out of line and cold: the lookups that call it run on every kernel call.
+[[noreturn, gnu::noinline, gnu::cold]] void call_lacks(const char* what, std::string_view name) {
+  fail(Errc::internal, std::string("call has no ") + what + " '" + std::string(name) + "'");
+}
+
 }  // namespace
 
-const TensorView& Call::tensor(const std::string& name) const {
+const TensorView& Call::tensor(std::string_view name) const {
+  if (slots.set) {
+    const std::vector<TensorSpec>& specs = op->tensors;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const std::string& s = specs[i].name;
+      if (s.size() != name.size()) continue;
+      size_t c = 0;
+      while (c < s.size() && s[c] == name[c]) ++c;
+      if (c < s.size()) continue;
+      if (slots.at[i] == nullptr) call_lacks("tensor", name);
+      return *slots.at[i];
+    }
+  }
   auto it = tensors.find(name);
-  if (it == tensors.end()) fail(Errc::internal, "call has no tensor '" + name + "'");
+  if (it == tensors.end()) call_lacks("tensor", name);
   return it->second;
 }
 
-int64_t Call::dim(const std::string& name) const {
+int64_t Call::dim(std::string_view name) const {
   auto it = dims.find(name);
-  if (it == dims.end()) fail(Errc::internal, "call has no dimension '" + name + "'");
+  if (it == dims.end()) call_lacks("dimension", name);
   return it->second;
 }
 
@@ -153,7 +173,7 @@ const TensorSpec& OpSpec::tensor(const std::string& tensor_name) const {
 }
 
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
-                                                const std::map<std::string, TensorView>& inputs,
+                                                const TensorMap& inputs,
                                                 const std::map<std::string, std::string>& params) {
   Bound b = bind_inputs(op, inputs, params);
   std::map<std::string, OutputInfo> out;
@@ -175,7 +195,7 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
 }
 
 void check_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t) {
-  std::map<std::string, int64_t> dims;
+  DimMap dims;
   std::map<std::string, std::string> bound_by;
   bind_tensor(op, spec, t, dims, bound_by);
 }
@@ -199,7 +219,7 @@ void bind_target(const OpSpec& op, const std::string& target, Call& call) {
 }
 
 Call bind_call(const OpSpec& op, const std::string& target,
-               const std::map<std::string, TensorView>& tensors,
+               const TensorMap& tensors,
                const std::map<std::string, std::string>& params) {
   Call call;
   bind_target(op, target, call);

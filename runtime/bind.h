@@ -19,13 +19,13 @@ struct OutputInfo {
 // dimensions, parameters) and returns the dtype and shape each output must have, and
 // each inout tensor (in_place) as the caller passed it.
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
-                                                const std::map<std::string, TensorView>& inputs,
+                                                const TensorMap& inputs,
                                                 const std::map<std::string, std::string>& params);
 
 // Full validation, outputs included (shape, dtype, no overlap with inputs); splits a
 // target such as "cpu:avx2" into family and tier and checks the op has that target.
 Call bind_call(const OpSpec& op, const std::string& target,
-               const std::map<std::string, TensorView>& tensors,
+               const TensorMap& tensors,
                const std::map<std::string, std::string>& params);
 
 // The target part of bind_call: call.target, tier and arch from "cpu:avx2",

@@ -17,13 +17,16 @@
 struct npukit_op {
   npukit_op(const npukit::OpSpec& op, const std::string& target, std::map<std::string, std::string> params)
       : prepared(op, target, std::move(params)) {}
+  npukit_op(const npukit_op& base, const std::map<std::string, std::string>& params)
+      : prepared(base.prepared, params) {}
   npukit::PreparedOp prepared;
 };
 
 namespace npukit {
 namespace {
 
-thread_local std::string last_error;
+// Initial-exec: every call clears it, and the default model would call __tls_get_addr.
+thread_local std::string last_error __attribute__((tls_model("initial-exec")));
 
 npukit_status status_of(Errc code) {
   switch (code) {
@@ -68,9 +71,9 @@ std::map<std::string, std::string> param_texts(const npukit_param* params, size_
   return values;
 }
 
-std::map<std::string, TensorView> tensor_views(const npukit_tensor* tensors, size_t n_tensors) {
+TensorMap tensor_views(const npukit_tensor* tensors, size_t n_tensors) {
   if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
-  std::map<std::string, TensorView> views;
+  TensorMap views;
   for (size_t i = 0; i < n_tensors; ++i) {
     if (tensors[i].name == nullptr) fail(Errc::invalid_argument, "tensors[" + std::to_string(i) + "].name is NULL");
     TensorView v = view_of(tensors[i].tensor, tensors[i].name);
@@ -152,6 +155,15 @@ NPUKIT_EXPORT npukit_op* npukit_op_create(const char* op, const char* target, co
                                           size_t n_params) {
   npukit_op* created = nullptr;
   npukit::guarded([&] { created = npukit::create(op, target, params, n_params); });
+  return created;
+}
+
+NPUKIT_EXPORT npukit_op* npukit_op_create_like(const npukit_op* base, const npukit_param* params, size_t n_params) {
+  npukit_op* created = nullptr;
+  npukit::guarded([&] {
+    if (base == nullptr) npukit::fail(npukit::Errc::invalid_argument, "base is NULL");
+    created = new npukit_op(*base, npukit::param_texts(params, n_params));
+  });
   return created;
 }
 

@@ -96,7 +96,8 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
 }
 
 bool cpu_runs_tier(std::string_view tier) {
-  static const char* const known[] = {"sse41", "avx2", "avx512", "avx512_vnni"};
+  // string_views, so that every kernel call's comparison measures no lengths.
+  static constexpr std::string_view known[] = {"sse41", "avx2", "avx512", "avx512_vnni"};
   static const auto runs = [] {
     std::array<bool, 4> r{};
     for (size_t i = 0; i < r.size(); ++i) r[i] = missing_for_tier(cpu_features(), known[i]).empty();

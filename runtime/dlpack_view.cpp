@@ -29,7 +29,8 @@ TensorView view_of(const DLTensor* tensor, const std::string& name) {
     fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(t.device.device_type) +
                                 ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
   }
-  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
+  if (t.ndim < 0) fail(Errc::invalid_argument, "tensor " + name + ": ndim = " + std::to_string(t.ndim) + " is negative");
+  if (t.ndim > 0 && t.shape == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
   TensorView v;
   if (t.dtype.lanes != 1) {
     fail(Errc::invalid_argument, "tensor " + name + ": lanes = " + std::to_string(t.dtype.lanes) + ": must be 1");

@@ -18,6 +18,11 @@ halide_type_t halide_type(DType t) {
   return halide_type_t();
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] void too_many_dims(size_t n, size_t max) {
+  fail(Errc::internal, "a kernel's tensor has " + std::to_string(n) + " dimensions; kernels take up to " +
+                           std::to_string(max));
+}
+
 std::mutex error_mutex;
 
 extern "C" void npukit_halide_error(void* user_context, const char* msg) {
@@ -38,25 +43,20 @@ extern "C" void npukit_halide_print(void*, const char*) {
 
 HalideBuffer::HalideBuffer(const TensorView& t) {
   const size_t n = t.shape.size();
-  halide_dimension_t* dims = inline_dims_;
-  if (n > kInlineDims) {
-    heap_dims_.resize(n);
-    dims = heap_dims_.data();
-  }
+  if (n > kMaxDims) too_many_dims(n, kMaxDims);
   // Compact strides when none are given (effective_strides without its vector).
+  const int64_t* strides = t.strides.empty() ? nullptr : t.strides.data();
   int64_t step = 1;
   for (size_t i = 0; i < n; ++i) {
     const size_t axis = n - 1 - i;
-    dims[i].min = 0;
-    dims[i].extent = static_cast<int32_t>(t.shape[axis]);
-    dims[i].stride = static_cast<int32_t>(t.strides.empty() ? step : t.strides[axis]);
-    dims[i].flags = 0;
-    step *= t.shape[axis];
+    const int64_t extent = t.shape[axis];
+    dims_.d[i] = halide_dimension_t(0, static_cast<int32_t>(extent), static_cast<int32_t>(strides ? strides[axis] : step));
+    step *= extent;
   }
   buf_.host = static_cast<uint8_t*>(t.data);
   buf_.type = halide_type(t.dtype);
   buf_.dimensions = static_cast<int32_t>(n);
-  buf_.dim = dims;
+  buf_.dim = dims_.d;
 }
 
 HalideCallContext::HalideCallContext() { install_halide_handlers(); }

@@ -13,20 +13,25 @@
 namespace npukit {
 
 // A halide_buffer_t over a TensorView. Halide's dimension 0 is the innermost, so the
-// numpy shape is reversed. Up to kInlineDims dimensions live inside (no allocation per
-// kernel call); more go to the heap.
+// numpy shape is reversed. The dimensions live inside (built on every kernel call, so it
+// allocates nothing); a tensor of more than kMaxDims is an error.
 class HalideBuffer {
  public:
+  static constexpr size_t kMaxDims = 8;  // the ops' tensors have up to 4
+
   explicit HalideBuffer(const TensorView& t);
   HalideBuffer(const HalideBuffer&) = delete;
   HalideBuffer& operator=(const HalideBuffer&) = delete;
   halide_buffer_t* get() { return &buf_; }
 
  private:
-  static constexpr size_t kInlineDims = 6;
   halide_buffer_t buf_{};
-  halide_dimension_t inline_dims_[kInlineDims];  // the first buf_.dimensions are set
-  std::vector<halide_dimension_t> heap_dims_;
+  // The first buf_.dimensions are set; a union, so that halide_dimension_t's constructor
+  // does not zero all of them first.
+  union Dims {
+    Dims() {}
+    halide_dimension_t d[kMaxDims];
+  } dims_;
 };
 
 // Passed as the kernels' user_context: the runtime's error handler appends here, so the

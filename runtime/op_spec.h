@@ -49,7 +49,27 @@ struct PackedConstant {
   std::shared_ptr<const void> value;
   const void* bytes = nullptr;
 };
-using PackedConstants = std::map<std::string, PackedConstant>;
+using PackedConstants = std::map<std::string, PackedConstant, NameLess>;
+
+// Named dimensions ("rows", "hidden") bound to numbers.
+using DimMap = std::map<std::string, int64_t, NameLess>;
+
+// The most tensors an op may have (qkv_attention has 9).
+inline constexpr size_t kMaxOpTensors = 16;
+
+// A Call's tensors by their position in OpSpec::tensors, pointing into its own map: what a
+// prepared op's reused call keeps, so that a kernel's lookups scan a few names instead of
+// searching the map. A copy (or move) is another map, so it starts without an index.
+struct TensorSlots {
+  const TensorView* at[kMaxOpTensors] = {};
+  bool set = false;
+  TensorSlots() = default;
+  TensorSlots(const TensorSlots&) {}
+  TensorSlots& operator=(const TensorSlots&) {
+    set = false;
+    return *this;
+  }
+};
 
 // A validated invocation: every tensor present with the right shape and dtype, every
 // parameter resolved and in range, and the named dimensions bound to numbers.
@@ -58,17 +78,18 @@ struct Call {
   std::string target;  // "cpu", ...
   std::string tier;    // forced CPU tier ("avx2" for target "cpu:avx2"), empty = best
   std::string arch;    // the architecture of target "npu-sim:<arch>" (preset or file)
-  std::map<std::string, TensorView> tensors;
+  TensorMap tensors;
   Params params;
-  std::map<std::string, int64_t> dims;
+  DimMap dims;
   const PackedConstants* packed = nullptr;  // a prepared op's constants, by tensor name
+  TensorSlots slots;                        // set by a prepared op; none: look names up in `tensors`
 
-  const TensorView& tensor(const std::string& name) const;
-  int64_t dim(const std::string& name) const;
+  const TensorView& tensor(std::string_view name) const;
+  int64_t dim(std::string_view name) const;
   // The packed form of constant `name` as the op's OpSpec::constants packer made it, or
   // nullptr when the caller passed the tensor itself (the kernel packs it then).
   template <class T>
-  const T* packed_constant(const std::string& name) const {
+  const T* packed_constant(std::string_view name) const {
     if (packed == nullptr) return nullptr;
     auto it = packed->find(name);
     return it == packed->end() ? nullptr : static_cast<const T*>(it->second.value.get());

@@ -16,29 +16,34 @@ std::string fmt_num(double v) {
   return buf;
 }
 
+// Out of line and cold: the lookups that call it run on every kernel call.
+[[noreturn, gnu::noinline, gnu::cold]] void param_fault(std::string_view name, const char* fault) {
+  fail(Errc::internal, "parameter '" + std::string(name) + "' " + fault);
+}
+
 }  // namespace
 
-const ParamValue& Params::get(const std::string& name) const {
+const ParamValue& Params::get(std::string_view name) const {
   auto it = values_.find(name);
-  if (it == values_.end()) fail(Errc::internal, "parameter '" + name + "' was never resolved");
+  if (it == values_.end()) param_fault(name, "was never resolved");
   return it->second;
 }
 
-double Params::real(const std::string& name) const {
+double Params::real(std::string_view name) const {
   const ParamValue& v = get(name);
   if (auto* d = std::get_if<double>(&v)) return *d;
   if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  fail(Errc::internal, "parameter '" + name + "' is not numeric");
+  param_fault(name, "is not numeric");
 }
 
-int64_t Params::integer(const std::string& name) const {
+int64_t Params::integer(std::string_view name) const {
   if (auto* i = std::get_if<int64_t>(&get(name))) return *i;
-  fail(Errc::internal, "parameter '" + name + "' is not an integer");
+  param_fault(name, "is not an integer");
 }
 
-const std::string& Params::choice(const std::string& name) const {
+const std::string& Params::choice(std::string_view name) const {
   if (auto* s = std::get_if<std::string>(&get(name))) return *s;
-  fail(Errc::internal, "parameter '" + name + "' is not a choice");
+  param_fault(name, "is not a choice");
 }
 
 ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::string& text) {
@@ -65,8 +70,12 @@ ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::
     }
     case ParamSpec::Kind::real: {
       char* end = nullptr;
+      errno = 0;
       double v = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0') fail(Errc::invalid_argument, where + ": not a number");
+      if (errno == ERANGE && std::fabs(v) < 1.0) {
+        fail(Errc::invalid_argument, where + ": underflows (nonzero but below the smallest normal double, 2.2e-308)");
+      }
       if (!std::isfinite(v)) fail(Errc::invalid_argument, where + ": must be finite");
       if (v < spec.min || v > spec.max) {
         fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +

@@ -4,8 +4,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
+
+#include "runtime/name_less.h"
 
 namespace npukit {
 
@@ -23,15 +26,15 @@ using ParamValue = std::variant<double, int64_t, std::string>;
 
 class Params {
  public:
-  double real(const std::string& name) const;
-  int64_t integer(const std::string& name) const;
-  const std::string& choice(const std::string& name) const;
+  double real(std::string_view name) const;
+  int64_t integer(std::string_view name) const;
+  const std::string& choice(std::string_view name) const;
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
-  const std::map<std::string, ParamValue>& values() const { return values_; }
+  const std::map<std::string, ParamValue, NameLess>& values() const { return values_; }
 
  private:
-  const ParamValue& get(const std::string& name) const;
-  std::map<std::string, ParamValue> values_;
+  const ParamValue& get(std::string_view name) const;
+  std::map<std::string, ParamValue, NameLess> values_;
 };
 
 // Parses `text` for `spec`; an error names the op, the parameter, the value and the rule.

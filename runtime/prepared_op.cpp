@@ -12,7 +12,18 @@
 namespace npukit {
 namespace {
 
-uint32_t bit(DType t) { return 1u << static_cast<unsigned>(t); }
+uint32_t dl_code(const DLDataType& t) {
+  return static_cast<uint32_t>(t.code) | static_cast<uint32_t>(t.bits) << 8 | static_cast<uint32_t>(t.lanes) << 16;
+}
+
+// A loop, not std::equal: that calls memcmp, which costs more than the few dimensions.
+bool same_shape(const std::vector<int64_t>& a, const int64_t* b, int32_t n) {
+  if (a.size() != static_cast<size_t>(n)) return false;
+  for (int32_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
 
 int index_of(const OpSpec& op, const std::string& name) {
   for (size_t i = 0; i < op.tensors.size(); ++i) {
@@ -66,7 +77,13 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
   cuda_ok_ = prototype_.target == "gpu-cuda" && op.cuda_tensors;
   for (const TensorSpec& s : op.tensors) {
     Slot slot;
-    for (DType d : s.dtypes) slot.dtypes |= bit(d);
+    if (s.dtypes.size() > std::size(slot.dl_codes) || s.dims.size() > kMaxRank) {
+      fail(Errc::internal, op.name + ": tensor " + s.name + " has more dtypes or dimensions than prepared ops take");
+    }
+    for (DType d : s.dtypes) {
+      slot.dl_codes[slot.n_dtypes] = dl_code(dlpack_dtype(d));
+      slot.dl_dtypes[slot.n_dtypes++] = d;
+    }
     slot.read = s.read();
     slot.output = s.role == TensorSpec::Role::output;
     slot.inout = s.role == TensorSpec::Role::inout;
@@ -84,9 +101,16 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
       size_t id = 0;
       while (id < dim_names_.size() && dim_names_[id] != d) ++id;
       if (id == dim_names_.size()) dim_names_.push_back(d);
-      slot.dims.push_back(static_cast<int>(id));
+      slot.dims[slot.rank++] = static_cast<uint8_t>(id);
     }
-    slots_.push_back(std::move(slot));
+    slots_.push_back(slot);
+  }
+  // An output must overlap no input; an in/out tensor no other tensor that is read.
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i].output && !slots_[i].inout) continue;
+    for (size_t j = 0; j < slots_.size(); ++j) {
+      if (j != i && slots_[j].read) slots_[i].overlap_mask |= 1u << j;
+    }
   }
   if (dim_names_.size() > kMaxDims) {
     fail(Errc::internal, op.name + " has " + std::to_string(dim_names_.size()) + " named dimensions; prepared ops take up to " +
@@ -94,6 +118,25 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
   }
   constants_.resize(op.tensors.size());
   pool_.reserve(64);  // the overflow takes up to 64 more concurrent runs without allocating
+}
+
+namespace {
+
+std::map<std::string, std::string> over(std::map<std::string, std::string> base,
+                                        const std::map<std::string, std::string>& given) {
+  for (const auto& [name, value] : given) base[name] = value;
+  return base;
+}
+
+}  // namespace
+
+PreparedOp::PreparedOp(const PreparedOp& base, const std::map<std::string, std::string>& params)
+    : PreparedOp(base.op_, base.target_, over(base.params_, params)) {
+  // The packed copies are shared (PackedConstant holds them by shared_ptr), and so are the
+  // bytes the constants' overlap checks stand on.
+  constants_ = base.constants_;
+  packed_ = base.packed_;
+  generation_ = base.generation_;
 }
 
 PreparedOp::~PreparedOp() {
@@ -150,7 +193,7 @@ bool PreparedOp::check(const DLTensor* const* tensors, Bound& b) const {
     const DLTensor* t = tensors[i];
     if (const std::optional<Constant>& c = constants_[i]) {
       if (t != nullptr) constant_passed(i);
-      for (size_t a = 0; a < s.dims.size(); ++a) {
+      for (int a = 0; a < s.rank; ++a) {
         if (!bind_dim(s.dims[a], c->shape[a])) return false;
       }
       b.dtype[i] = c->dtype;
@@ -166,22 +209,23 @@ bool PreparedOp::check(const DLTensor* const* tensors, Bound& b) const {
     }
     b.cuda[i] = t->device.device_type == kDLCUDA;
     if (t->device.device_type != kDLCPU && !(b.cuda[i] && cuda_ok_)) return false;
-    const std::optional<DType> dtype = dtype_of(t->dtype);
-    if (!dtype || !(s.dtypes & bit(*dtype))) return false;
-    if (t->ndim != static_cast<int32_t>(s.dims.size()) || (t->ndim > 0 && t->shape == nullptr)) return false;
-    if (t->data == nullptr) return false;
-    int64_t numel = 1, step = 1;
-    for (size_t a = s.dims.size(); a-- > 0;) {
+    const uint32_t code = dl_code(t->dtype);
+    int k = 0;
+    while (k < s.n_dtypes && s.dl_codes[k] != code) ++k;
+    if (k == s.n_dtypes) return false;
+    const DType dtype = s.dl_dtypes[k];
+    if (t->ndim != s.rank || (s.rank > 0 && t->shape == nullptr) || t->data == nullptr) return false;
+    int64_t numel = 1;
+    for (int a = s.rank; a-- > 0;) {
       const int64_t v = t->shape[a];
       if (v < 1 || v > INT32_MAX || !bind_dim(s.dims[a], v)) return false;
-      if (t->strides != nullptr && v != 1 && t->strides[a] != step) return false;  // not C-contiguous
-      step *= v;
+      if (t->strides != nullptr && v != 1 && t->strides[a] != numel) return false;  // not C-contiguous
       numel *= v;
       if (numel > INT32_MAX) return false;
     }
-    b.dtype[i] = *dtype;
+    b.dtype[i] = dtype;
     b.lo[i] = static_cast<const char*>(t->data) + t->byte_offset;
-    b.hi[i] = b.lo[i] + numel * static_cast<int64_t>(dtype_size(*dtype));
+    b.hi[i] = b.lo[i] + numel * static_cast<int64_t>(dtype_size(dtype));
     b.present |= 1u << i;
   }
   auto present = [&](size_t i) { return (b.present >> i) & 1u; };
@@ -195,10 +239,8 @@ bool PreparedOp::check(const DLTensor* const* tensors, Bound& b) const {
                                               : op_.tensors[i].dtypes.front();
       if (b.dtype[i] != want) return false;
     }
-    if (!s.output && !s.inout) continue;
-    // An output must overlap no input; an in/out tensor no other tensor that is read.
-    for (size_t j = 0; j < n; ++j) {
-      if (j == i || !present(j) || !slots_[j].read) continue;
+    for (uint32_t others = s.overlap_mask & b.present; others != 0; others &= others - 1) {
+      const int j = __builtin_ctz(others);
       if (b.lo[i] < b.hi[j] && b.lo[j] < b.hi[i]) return false;
     }
   }
@@ -218,11 +260,14 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
     if (const std::optional<Constant>& c = constants_[i]) {
       v = TensorView{const_cast<char*>(c->data), c->dtype, c->shape, {}};
     }
-    for (int id : slots_[i].dims) {
+    for (int a = 0; a < slots_[i].rank; ++a) {
+      const int id = slots_[i].dims[a];
       if (s.dims[id] == nullptr) s.dims[id] = &s.call.dims[dim_names_[id]];
     }
   }
   s.call.packed = &packed_;
+  for (size_t i = 0; i < slots_.size(); ++i) s.call.slots.at[i] = s.views[i];
+  s.call.slots.set = true;
   s.present = present;
   s.generation = generation_;
   s.fitted = true;
@@ -279,12 +324,10 @@ void PreparedOp::run(const DLTensor* const* tensors) const {
     TensorView& v = *s.views[i];
     v.data = const_cast<char*>(b.lo[i]);
     v.dtype = b.dtype[i];
-    v.shape.assign(t.shape, t.shape + t.ndim);
-    if (t.strides != nullptr) {
-      v.strides.assign(t.strides, t.strides + t.ndim);
-    } else {
-      v.strides.clear();
-    }
+    // A framework's calls mostly repeat the last shape: then nothing is written.
+    if (!same_shape(v.shape, t.shape, t.ndim)) v.shape.assign(t.shape, t.shape + t.ndim);
+    // check() accepted only compact strides: the view's are implied.
+    if (!v.strides.empty()) v.strides.clear();
     v.memory = b.cuda[i] ? TensorView::Memory::cuda : TensorView::Memory::host;
   }
   for (size_t d = 0; d < dim_names_.size(); ++d) {
@@ -294,7 +337,7 @@ void PreparedOp::run(const DLTensor* const* tensors) const {
   (*kernel_)(s.call);
 }
 
-Call PreparedOp::bind(std::map<std::string, TensorView> views) const {
+Call PreparedOp::bind(TensorMap views) const {
   for (size_t i = 0; i < slots_.size(); ++i) {
     const std::optional<Constant>& c = constants_[i];
     if (!c) continue;
@@ -308,7 +351,7 @@ Call PreparedOp::bind(std::map<std::string, TensorView> views) const {
 }
 
 void PreparedOp::run_slow(const DLTensor* const* tensors) const {
-  std::map<std::string, TensorView> views;
+  TensorMap views;
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (tensors[i] != nullptr) views[op_.tensors[i].name] = view_of(tensors[i], op_.tensors[i].name);
   }

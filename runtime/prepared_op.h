@@ -26,12 +26,16 @@ namespace npukit {
 
 class PreparedOp {
  public:
-  static constexpr size_t kMaxTensors = 16;  // an op's tensors; qkv_attention has 9
+  static constexpr size_t kMaxTensors = kMaxOpTensors;
   static constexpr size_t kMaxDims = 16;     // distinct named dimensions of an op
 
   // Resolves the parameters (text, as `npukit run --param`) and the target; an error is
   // bind_call's message for them.
   PreparedOp(const OpSpec& op, const std::string& target, std::map<std::string, std::string> params);
+  // `base`'s op and target with `params` over base's parameters (those not named keep base's
+  // values), sharing base's packed constants: a per-step parameter such as qkv_attention's
+  // pos costs a create, not a repack. Not concurrently with set_constant on `base`.
+  PreparedOp(const PreparedOp& base, const std::map<std::string, std::string>& params);
   ~PreparedOp();
   PreparedOp(const PreparedOp&) = delete;
   PreparedOp& operator=(const PreparedOp&) = delete;
@@ -50,14 +54,20 @@ class PreparedOp {
 
   // bind_call over `views` (by name) plus the constants, with this op's target and
   // parameters: the reference check that reports an error's message.
-  Call bind(std::map<std::string, TensorView> views) const;
+  Call bind(TensorMap views) const;
 
  private:
+  static constexpr size_t kMaxRank = 8;  // a tensor's dimensions (the ops' have up to 4)
   struct Slot {
-    uint32_t dtypes = 0;       // bit per allowed DType
+    // The allowed dtypes as DLPack spells them (code | bits << 8 | lanes << 16), beside ours.
+    uint32_t dl_codes[8] = {};
+    DType dl_dtypes[8] = {};
+    int n_dtypes = 0;
     int same_as = -1;          // the slot whose dtype this one must share
     int out_dtype = -1;        // an output's dtype when it does not follow same_as
-    std::vector<int> dims;     // dimension ids, outermost first
+    int rank = 0;
+    uint8_t dims[kMaxRank] = {};  // dimension ids, outermost first
+    uint32_t overlap_mask = 0;    // the slots that are read, other than this one (outputs, inout)
     bool read = false, output = false, inout = false, optional = false;
   };
   struct Constant {

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "npukit/dtype.h"
+#include "runtime/name_less.h"
 
 namespace npukit {
 
@@ -27,6 +29,9 @@ struct TensorView {
   bool contiguous() const;
   std::vector<int64_t> effective_strides() const;
 };
+
+// Tensors by name.
+using TensorMap = std::map<std::string, TensorView, NameLess>;
 
 std::string shape_string(const std::vector<int64_t>& shape);  // "[128, 4096]"
 

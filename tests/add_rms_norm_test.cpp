@@ -31,7 +31,7 @@ TEST(AddRmsNormContract, UpdatesResidualInPlaceAndNormalizesTheSum) {
   }
   for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
     std::vector<float> r = res, y(x.size(), -7.0f);
-    std::map<std::string, TensorView> t = {{"x", {x.data(), DType::float32, {rows, hidden}, {}}},
+    TensorMap t = {{"x", {x.data(), DType::float32, {rows, hidden}, {}}},
                                            {"residual", {r.data(), DType::float32, {rows, hidden}, {}}},
                                            {"weight", {w.data(), DType::float32, {hidden}, {}}},
                                            {"y", {y.data(), DType::float32, {rows, hidden}, {}}}};

@@ -26,7 +26,7 @@ std::string error_of(int64_t hq, int64_t hkv, int32_t position) {
   const int64_t T = 1, Dh = 4, S = 8;
   std::vector<float> q(T * hq * Dh), k(hkv * S * Dh), v(hkv * S * Dh), o(T * hq * Dh);
   std::vector<int32_t> pos(T, position);
-  std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float32, {T, hq, Dh}, {}}},
+  TensorMap t = {{"q", {q.data(), DType::float32, {T, hq, Dh}, {}}},
                                          {"k_cache", {k.data(), DType::float32, {hkv, S, Dh}, {}}},
                                          {"v_cache", {v.data(), DType::float32, {hkv, S, Dh}, {}}},
                                          {"positions", {pos.data(), DType::int32, {T}, {}}},
@@ -85,7 +85,7 @@ TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
 
   for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
     std::vector<int32_t> p{static_cast<int32_t>(pos)};
-    std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+    TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
                                            {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
                                            {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
                                            {"positions", {p.data(), DType::int32, {1}, {}}},
@@ -135,7 +135,7 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
     golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, md.data(), 1, Hq, Hkv, Dh, S, want.data());
     for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
       std::vector<int32_t> p{static_cast<int32_t>(sh.pos)};
-      std::map<std::string, TensorView> t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+      TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
                                              {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
                                              {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
                                              {"positions", {p.data(), DType::int32, {1}, {}}},

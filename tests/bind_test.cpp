@@ -14,7 +14,7 @@ namespace {
 struct Tensors {
   std::vector<float> x = std::vector<float>(3 * 8, 1.0f), w = std::vector<float>(8, 1.0f),
                      y = std::vector<float>(3 * 8, 0.0f);
-  std::map<std::string, TensorView> views() {
+  TensorMap views() {
     return {{"x", {x.data(), DType::float32, {3, 8}, {}}},
             {"weight", {w.data(), DType::float32, {8}, {}}},
             {"y", {y.data(), DType::float32, {3, 8}, {}}}};

@@ -1,7 +1,7 @@
 """npukit.decoder (python/npukit/decoder.py) against its pure-torch reference
 (bench/decoder_reference.py), at every one of 64 decode steps of one layer, 32 of a
 two-layer stack (the residual adds fused into the next layer's norm), and 8 of a layer with
-int8 attention projections (packed again at each pos).
+int8 attention projections (one prepared op per pos, all on the first one's packed copies).
 
 Usage: PYTHONPATH=build/python /usr/bin/python3 decoder_check.py
 
@@ -136,13 +136,14 @@ def main():
     dec, refs, worst, *_ = run(layers=2, steps=32, seed=11)
     report_run("2 layers", dec, refs, worst, 32)
 
-    # int8 attention projections (Int8Weights, packed again at each new pos): the emulated
+    # int8 attention projections (Int8Weights; each new pos's prepared op shares the packed
+    # copies, npukit_op_create_like): the emulated
     # reference quantizes x and o per token as qkv_attention's int8 path does.
     dec, refs, worst, *_ = run(layers=1, steps=8, seed=21, attn_weights=torch.int8)
     for name, (e_rms, e_max, first_bad) in worst.items():
         check(f"int8 attention projections: 8 steps within the {name} tolerance", first_bad is None,
               f"worst rms {e_rms:.2e}, max {e_max:.2e}")
-    check("int8 attention projections: one packed copy per pos", dec.layers[0]._w_qkv.prepared_ops() == 8,
+    check("int8 attention projections: one prepared op per pos", dec.layers[0]._w_qkv.prepared_ops() == 8,
           f"{dec.layers[0]._w_qkv.prepared_ops()} prepared ops")
 
     # An extension without one of the ops: an error naming it, never a torch substitute.

@@ -35,6 +35,12 @@ def main():
         dtypes = {r["dtype"] for r in report["results"]}
         checks.append(("both dtypes", dtypes == {"float32", "float16"}))
         checks.append(("every case PASS", all(r["status"] == "PASS" for r in report["results"])))
+        # A report that cannot be written is an error (a small one fails only when flushed).
+        for flag in ("--json", "--junit"):
+            p = subprocess.run([npukit, "gate", "--op", "rms_norm", "--target", "cpu", flag, "/dev/full"],
+                               capture_output=True, text=True)
+            checks.append((f"{flag} /dev/full: exit 2 naming the path",
+                           p.returncode == 2 and "/dev/full" in p.stderr and p.stderr.count("\n") == 1))
         return report_checks(checks)
 
 

@@ -34,8 +34,8 @@ struct Gemm {
   Gemm(int64_t m_, int64_t n_, int64_t k_, int8_t a_fill = 1, int8_t w_fill = 1)
       : m(m_), n(n_), k(k_), a(m_ * k_, a_fill), w(n_ * k_, w_fill), w_scale(n_, 0.01f), bias(n_, 0.0f),
         y32(m_ * n_), y8(m_ * n_) {}
-  std::map<std::string, TensorView> views(bool with_scale, bool with_bias, DType out) {
-    std::map<std::string, TensorView> v = {{"a", {a.data(), DType::int8, {m, k}, {}}},
+  TensorMap views(bool with_scale, bool with_bias, DType out) {
+    TensorMap v = {{"a", {a.data(), DType::int8, {m, k}, {}}},
                                            {"w", {w.data(), DType::int8, {n, k}, {}}}};
     if (with_scale) v["w_scale"] = {w_scale.data(), DType::float32, {n}, {}};
     if (with_bias) v["bias"] = {bias.data(), DType::float32, {n}, {}};
@@ -45,7 +45,7 @@ struct Gemm {
   }
 };
 
-std::string error_of(std::map<std::string, TensorView> v, const std::map<std::string, std::string>& params) {
+std::string error_of(TensorMap v, const std::map<std::string, std::string>& params) {
   try {
     run_call(bind_call(find_op("int8_gemm"), "cpu", v, params));
   } catch (const Error& e) {

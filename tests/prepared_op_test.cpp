@@ -57,7 +57,7 @@ struct RmsNorm {
 
 TEST(PreparedOp, AbiVersion) {
   EXPECT_EQ(npukit_abi_version(), NPUKIT_ABI_VERSION);
-  EXPECT_EQ(NPUKIT_ABI_VERSION, 2);
+  EXPECT_EQ(NPUKIT_ABI_VERSION, 3);
 }
 
 TEST(PreparedOp, RunsLikeNpukitRunByNameAndPosition) {
@@ -259,18 +259,29 @@ TEST(PreparedOp, ConstantsAreCheckedWhenSet) {
   EXPECT_STREQ(npukit_last_error(), "rms_norm: tensor 'weight' cannot be a constant (rms_norm packs no constants)");
 }
 
+// A small qkv_attention with int8 weights: one token, 2 query heads over 1 kv head of 4.
+struct QkvInt8 {
+  static constexpr int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
+  Tensor<float> x{{1, D}, kF32}, sq{{QKV}, kF32, 0.02f}, so{{D}, kF32, 0.03f};
+  Tensor<int8_t> wq{{QKV, D}, kI8}, wo{{D, Hq * Dh}, kI8};
+  struct Out {  // the caches (in/out) and y of one run
+    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
+  };
+  QkvInt8() {
+    for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
+    for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
+    for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
+  }
+};
+
 // qkv_attention's int8 weights as constants: the same y and caches as npukit_run with the
 // weights passed (and packed) on every call.
 TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
-  const int64_t D = 8, Hq = 2, Hkv = 1, Dh = 4, S = 6, QKV = (Hq + 2 * Hkv) * Dh;
-  Tensor<float> x({1, D}, kF32), sq({QKV}, kF32, 0.02f), so({D}, kF32, 0.03f);
-  Tensor<int8_t> wq({QKV, D}, kI8), wo({D, Hq * Dh}, kI8);
-  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.3f * static_cast<float>(int(i % 5) - 2);
-  for (size_t i = 0; i < wq.data.size(); ++i) wq.data[i] = static_cast<int8_t>(int(i * 11 % 41) - 20);
-  for (size_t i = 0; i < wo.data.size(); ++i) wo.data[i] = static_cast<int8_t>(int(i * 13 % 37) - 18);
-  struct Out {
-    Tensor<float> k{{Hkv, S, Dh}, kF32, 0.5f}, v{{Hkv, S, Dh}, kF32, -0.5f}, y{{1, D}, kF32, -1.0f};
-  } ref, prepared;
+  QkvInt8 q;
+  auto &x = q.x, &sq = q.sq, &so = q.so;
+  auto &wq = q.wq, &wo = q.wo;
+  const int64_t D = q.D, QKV = q.QKV;
+  QkvInt8::Out ref, prepared;
   const npukit_param params[] = {{"pos", "3"}};
   const npukit_tensor all[] = {{"x", &x.dl},       {"w_qkv", &wq.dl},      {"w_o", &wo.dl},
                                {"w_qkv_scale", &sq.dl}, {"w_o_scale", &so.dl}, {"k_cache", &ref.k.dl},
@@ -294,6 +305,50 @@ TEST(PreparedOp, QkvAttentionInt8WeightsAsConstants) {
   EXPECT_EQ(npukit_op_set_constant(float_op.get(), "w_qkv", &wf.dl), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(), "qkv_attention: constant w_qkv is float32: only int8 weights are packed (float "
                                     "weights are read as they are; pass them to each run)");
+}
+
+// A decode step's new pos through npukit_op_create_like: base's packed weights are reused
+// (the tensor they came from has changed since, and no run passes it), the other
+// parameters are base's, and the new op outlives base.
+TEST(PreparedOp, CreateLikeSharesConstantsAcrossPositions) {
+  QkvInt8 q;
+  auto &x = q.x, &sq = q.sq, &so = q.so;
+  auto &wq = q.wq, &wo = q.wo;
+  using Out = QkvInt8::Out;
+  // The reference: npukit_run at each position, theta 500 (base's, not the default).
+  std::vector<Out> ref(2);
+  for (int pos = 3; pos <= 4; ++pos) {
+    const std::string p = std::to_string(pos);
+    const npukit_param params[] = {{"pos", p.c_str()}, {"theta", "500"}};
+    Out& r = ref[pos - 3];
+    const npukit_tensor all[] = {{"x", &x.dl},          {"w_qkv", &wq.dl},      {"w_o", &wo.dl},
+                                 {"w_qkv_scale", &sq.dl}, {"w_o_scale", &so.dl}, {"k_cache", &r.k.dl},
+                                 {"v_cache", &r.v.dl},    {"y", &r.y.dl}};
+    ASSERT_EQ(npukit_run("qkv_attention", "cpu", all, 8, params, 2), NPUKIT_OK) << npukit_last_error();
+  }
+  Op base = create("qkv_attention", {{"pos", "3"}, {"theta", "500"}});
+  ASSERT_EQ(npukit_op_set_constant(base.get(), "w_qkv", &wq.dl), NPUKIT_OK) << npukit_last_error();
+  ASSERT_EQ(npukit_op_set_constant(base.get(), "w_o", &wo.dl), NPUKIT_OK) << npukit_last_error();
+  std::fill(wq.data.begin(), wq.data.end(), int8_t(0));  // a repack would see this
+  std::fill(wo.data.begin(), wo.data.end(), int8_t(0));
+  const npukit_param next[] = {{"pos", "4"}};
+  Op like(npukit_op_create_like(base.get(), next, 1));
+  ASSERT_NE(like, nullptr) << npukit_last_error();
+  base.reset();
+  Out got;
+  const DLTensor* t[] = {&x.dl, nullptr, nullptr, &sq.dl, &so.dl, &got.k.dl, &got.v.dl, nullptr, &got.y.dl};
+  ASSERT_EQ(npukit_op_run_positional(like.get(), t, 9), NPUKIT_OK) << npukit_last_error();
+  EXPECT_EQ(got.y.data, ref[1].y.data);
+  EXPECT_NE(got.y.data, ref[0].y.data);
+  EXPECT_EQ(got.k.data, ref[1].k.data);
+
+  EXPECT_EQ(npukit_op_create_like(nullptr, next, 1), nullptr);
+  EXPECT_STREQ(npukit_last_error(), "base is NULL");
+  const npukit_param bad[] = {{"pos", "-1"}};
+  EXPECT_EQ(npukit_op_create_like(like.get(), bad, 1), nullptr);
+  const std::string bad_message = npukit_last_error();
+  EXPECT_EQ(npukit_op_create("qkv_attention", "cpu", bad, 1), nullptr);
+  EXPECT_EQ(bad_message, npukit_last_error());  // create's message for the same parameter
 }
 
 // Optional inputs come and go between runs of one op (the reused call is refitted).

@@ -54,6 +54,13 @@ def main():
     y = gemm(q, w_scale)
     check("int8_gemm constant w, out=float32", y.dtype == np.float32 and y.shape == (4, 24)
           and np.allclose(y, (q.astype(np.int64) @ w8.astype(np.int64).T) * 0.25 * w_scale, rtol=1e-6))
+    # like(): other parameters, the same packed w (the array it came from is not read again).
+    half = gemm.like(a_scale=0.125)
+    w8_kept = w8.copy()
+    w8[:] = 0
+    y2 = half(q, w_scale)
+    check("Op.like shares the packed constant, takes the new parameter", y2.shape == (4, 24)
+          and np.allclose(y2, (q.astype(np.int64) @ w8_kept.astype(np.int64).T) * 0.125 * w_scale, rtol=1e-6))
 
     # torch in, torch out.
     try:

@@ -32,7 +32,7 @@ struct Layer {
     fill(v, Hkv * S * Dh, 1.0f, 5);
     y.assign(T * D, 0.0f);
   }
-  std::map<std::string, TensorView> views() {
+  TensorMap views() {
     return {{"x", {x.data(), DType::float32, {T, D}, {}}},
             {"w_qkv", {w_qkv.data(), DType::float32, {(Hq + 2 * Hkv) * Dh, D}, {}}},
             {"w_o", {w_o.data(), DType::float32, {D, Hq * Dh}, {}}},
@@ -157,7 +157,7 @@ struct Int8Layer : Layer {
     for (int64_t n = 0; n < rows; ++n) sq.push_back(std::ldexp(1.0f, -9 + static_cast<int>(n % 10)) / 16);
     for (int64_t n = 0; n < D; ++n) so.push_back(std::ldexp(1.0f, -9 + static_cast<int>(n % 10)) / 8);
   }
-  std::map<std::string, TensorView> views() {
+  TensorMap views() {
     auto v = Layer::views();
     v["w_qkv"] = {wq.data(), DType::int8, {(Hq + 2 * Hkv) * Dh, D}, {}};
     v["w_o"] = {wo.data(), DType::int8, {D, Hq * Dh}, {}};
@@ -201,7 +201,7 @@ TEST(QkvAttentionInt8, KBeyondTheExactInt32LimitIsRejected) {
   const int64_t D = 131072, T = 1, S = 2;
   std::vector<float> x(D, 1.0f), k(2 * 2, 0.0f), v(4, 0.0f), y(D), sq(6, 1.0f), so(D, 1.0f);
   std::vector<int8_t> wq(6 * D, 1), wo(D * 2, 1);
-  std::map<std::string, TensorView> t = {{"x", {x.data(), DType::float32, {T, D}, {}}},
+  TensorMap t = {{"x", {x.data(), DType::float32, {T, D}, {}}},
                                          {"w_qkv", {wq.data(), DType::int8, {6, D}, {}}},
                                          {"w_o", {wo.data(), DType::int8, {D, 2}, {}}},
                                          {"w_qkv_scale", {sq.data(), DType::float32, {6}, {}}},

@@ -27,7 +27,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, RmsNormGate,
 std::vector<float> run_f32(const std::vector<float>& x, int64_t rows, int64_t hidden, double eps,
                            const std::string& target = "cpu") {
   std::vector<float> w(hidden, 1.0f), y(x.size(), -7.0f);
-  std::map<std::string, TensorView> t = {
+  TensorMap t = {
       {"x", {const_cast<float*>(x.data()), DType::float32, {rows, hidden}, {}}},
       {"weight", {w.data(), DType::float32, {hidden}, {}}},
       {"y", {y.data(), DType::float32, {rows, hidden}, {}}}};
@@ -77,7 +77,7 @@ TEST(RmsNormContract, Fp16RowBeyond65504IsStillRight) {
   const int64_t hidden = 4096;
   std::vector<uint16_t> x(hidden), w(hidden, golden::float_to_half_bits(1.0f)), y(hidden);
   for (int64_t i = 0; i < hidden; ++i) x[i] = golden::float_to_half_bits(i % 3 ? 60000.0f : -30000.0f);
-  std::map<std::string, TensorView> t = {{"x", {x.data(), DType::float16, {1, hidden}, {}}},
+  TensorMap t = {{"x", {x.data(), DType::float16, {1, hidden}, {}}},
                                          {"weight", {w.data(), DType::float16, {hidden}, {}}},
                                          {"y", {y.data(), DType::float16, {1, hidden}, {}}}};
   run_call(bind_call(find_op("rms_norm"), "cpu", t, {}));

@@ -31,7 +31,7 @@ struct Rope {
     for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7f * i) + 0.25f;
     for (int64_t i = 0; i < t; ++i) pos[i] = static_cast<int32_t>(3 * i + 1);
   }
-  std::map<std::string, TensorView> views() {
+  TensorMap views() {
     return {{"x", {x.data(), DType::float32, {tokens, heads, head_dim}, {}}},
             {"positions", {pos.data(), DType::int32, {tokens}, {}}},
             {"y", {y.data(), DType::float32, {tokens, heads, head_dim}, {}}}};

@@ -196,7 +196,25 @@ def main():
         ok = code == 2 and "dtype float64 is not supported" in out
         print(f"{'ok  ' if ok else 'FAIL'} float64 input rejected: exit {code}: {out.strip()}")
         failures += not ok
-    print(f"{27 - failures} passed, {failures} failed")
+        # Bad command lines and unbounded inputs (issue 15): exit 2, one line, nothing read whole.
+        np.save(os.path.join(d, "x.npy"), np.ones((2, 8), np.float32))
+        np.save(os.path.join(d, "w.npy"), np.ones(8, np.float32))
+        with open(os.path.join(d, "x.npy"), "rb") as f, open(os.path.join(d, "xbig.npy"), "wb") as g:
+            g.write(f.read() + b"\0" * 2_000_000)  # a valid header, then far more data than it says
+        good = ["--in", f"x={d}/x.npy", "--in", f"weight={d}/w.npy"]
+        for name, args, env, text in [
+                ("--out given twice", good + ["--out", f"y={d}/a.npy", "--out", f"y={d}/b.npy"], {}, "--out y given twice"),
+                ("--in /dev/zero refused at its first bytes", ["--in", "x=/dev/zero", "--in", f"weight={d}/w.npy",
+                                                             "--out", f"y={d}/a.npy"], {}, "bad magic"),
+                ("a .npy over NPUKIT_MAX_NPY_BYTES refused", ["--in", f"x={d}/xbig.npy", "--in", f"weight={d}/w.npy",
+                                                             "--out", f"y={d}/a.npy"],
+                 {"NPUKIT_MAX_NPY_BYTES": "1000000"}, "larger than 1000000 bytes")]:
+            p = subprocess.run([npukit, "run", "--op", "rms_norm", *args], capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, **env))
+            ok = p.returncode == 2 and text in p.stderr and p.stderr.count("\n") == 1
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {p.returncode}: {p.stderr.strip()}")
+            failures += not ok
+    print(f"{30 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

@@ -28,7 +28,7 @@ std::vector<float> run_f32(const std::vector<float>& gate, const std::vector<flo
   const int64_t ffn = static_cast<int64_t>(gate.size());
   std::vector<float> gu(gate), y(gate.size(), -7.0f);
   gu.insert(gu.end(), up.begin(), up.end());
-  std::map<std::string, TensorView> t = {{"gate_up", {gu.data(), DType::float32, {1, 2, ffn}, {}}},
+  TensorMap t = {{"gate_up", {gu.data(), DType::float32, {1, 2, ffn}, {}}},
                                          {"y", {y.data(), DType::float32, {1, ffn}, {}}}};
   run_call(bind_call(find_op("silu_mul"), target, t, {}));
   return y;
@@ -64,7 +64,7 @@ TEST(SiluMulContract, GateIsTheFirstHalf) {
 
 TEST(SiluMulValidation, HalvesMustBeTwo) {
   std::vector<float> gu(3 * 8), y(8);
-  std::map<std::string, TensorView> t = {{"gate_up", {gu.data(), DType::float32, {1, 3, 8}, {}}},
+  TensorMap t = {{"gate_up", {gu.data(), DType::float32, {1, 3, 8}, {}}},
                                          {"y", {y.data(), DType::float32, {1, 8}, {}}}};
   try {
     bind_call(find_op("silu_mul"), "cpu", t, {});

@@ -119,6 +119,14 @@ def main():
     check("int8_gemm packed: one prepared op per parameter set", packed.prepared_ops() == 2)
     check("int8_gemm packed again: the same prepared op",
           torch.equal(ops.int8_gemm(q, packed).long(), want) and packed.prepared_ops() == 2)
+    # New parameters on the same weights: a new prepared op that shares the packed copy
+    # (npukit_op_create_like), so the weights' storage is not read again.
+    kept = w8.clone()
+    w8.zero_()
+    y3 = ops.int8_gemm(q, packed, w_scale, a_scale=0.25, out="float32")
+    w8.copy_(kept)
+    close("int8_gemm packed, new parameters: the packed copy reused", y3, want.double() * 0.25 * w_scale.double(), 1e-6)
+    check("int8_gemm packed, new parameters: one more prepared op", packed.prepared_ops() == 3)
 
     # out= overloads: the caller's outputs written and returned, nothing allocated.
     x, w = randn(3, 128), torch.rand(128, generator=g) + 0.5

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -294,6 +295,19 @@ NpyArray parse(const std::vector<uint8_t>& file_bytes, const std::string& what) 
   return out;
 }
 
+uint64_t max_file_bytes() {
+  constexpr uint64_t kDefault = uint64_t(4) << 30;
+  const char* env = std::getenv("NPUKIT_MAX_NPY_BYTES");
+  if (env == nullptr || *env == '\0') return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (*end != '\0' || errno == ERANGE || v == 0 || env[0] == '-') {
+    fail("NPUKIT_MAX_NPY_BYTES", std::string("'") + env + "' is not a positive number of bytes");
+  }
+  return v;
+}
+
 NpyArray read(const std::string& path) {
   errno = 0;
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
@@ -301,6 +315,8 @@ NpyArray read(const std::string& path) {
     if (errno == ENOENT) fail(path, "no such file");
     fail(path, std::string("cannot open for reading (") + std::strerror(errno) + ")");
   }
+  // Bounded: a device or pipe (/dev/zero) would otherwise be read until memory runs out.
+  const uint64_t limit = max_file_bytes();
   std::vector<uint8_t> bytes;
   constexpr size_t kChunk = 1 << 20;
   for (;;) {
@@ -308,6 +324,10 @@ NpyArray read(const std::string& path) {
     bytes.resize(old + kChunk);
     const size_t got = std::fread(bytes.data() + old, 1, kChunk, f.get());
     bytes.resize(old + got);
+    if (old == 0 && (got < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)) break;  // parse says why
+    if (bytes.size() > limit) {
+      fail(path, "larger than " + std::to_string(limit) + " bytes, the limit for a .npy input (NPUKIT_MAX_NPY_BYTES)");
+    }
     if (got < kChunk) break;
   }
   // A directory opens fine on Linux and fails here with EISDIR.

@@ -22,8 +22,11 @@ struct NpyArray {
 };
 
 // Reads format 1.0, 2.0 and 3.0. Throws std::runtime_error with a one-line message that
-// starts with `path: `.
+// starts with `path: `. A file larger than max_file_bytes() is refused without reading it all.
 NpyArray read(const std::string& path);
+
+// NPUKIT_MAX_NPY_BYTES, or 4 GiB when it is unset.
+uint64_t max_file_bytes();
 
 // Same as read() on bytes already in memory; `what` names the source in messages.
 NpyArray parse(const std::vector<uint8_t>& file_bytes, const std::string& what);

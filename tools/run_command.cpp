@@ -22,7 +22,7 @@ int run_op(const RunArgs& a) {
   const OpSpec& op = find_op(a.op);
   const std::map<std::string, std::string> params = assignment_map(a.params, "--param");
   std::map<std::string, npy::NpyArray> arrays;
-  std::map<std::string, TensorView> tensors;
+  TensorMap tensors;
   for (const std::string& in : a.ins) {
     auto [name, path] = split_assignment(in, "--in");
     bool is_input = false;
@@ -47,7 +47,7 @@ int run_op(const RunArgs& a) {
   std::map<std::string, std::string> out_paths;
   for (const std::string& o : a.outs) {
     auto [name, path] = split_assignment(o, "--out");
-    out_paths[name] = path;
+    if (!out_paths.emplace(name, path).second) fail(Errc::invalid_argument, "--out " + name + " given twice");
   }
   const auto infos = infer_outputs(op, tensors, params);
   for (const auto& [name, path] : out_paths) {

@@ -60,7 +60,7 @@ std::vector<BenchCase> cases() {
 
 // One case's tensors, host copies and (on a GPU, for ops that take them) device copies.
 struct Tensors {
-  std::map<std::string, TensorView> views;
+  TensorMap views;
   std::vector<std::vector<uint8_t>> host;
   std::vector<void*> device;
   double bytes = 0;  // read + written, what a perfect kernel moves
@@ -103,7 +103,7 @@ Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
     }
     t.views[name] = v;
   };
-  std::map<std::string, TensorView> inputs;
+  TensorMap inputs;
   for (const TensorSpec& s : op.tensors) {
     if (!s.read() || s.optional) continue;
     const DType dtype = std::find(s.dtypes.begin(), s.dtypes.end(), c.dtype) != s.dtypes.end() ? c.dtype : s.dtypes.at(0);

@@ -11,7 +11,7 @@
 /* The version of this interface: a host compiled against it checks that the library it
  * loaded has the same (npukit_abi_version()). Version 1 added prepared ops, version 2 op
  * descriptions. */
-#define NPUKIT_ABI_VERSION 2
+#define NPUKIT_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +50,13 @@ npukit_status npukit_run(const char* op, const char* target, const npukit_tensor
  * overlap), allocates nothing and parses no text. NULL on an error (npukit_last_error). */
 typedef struct npukit_op npukit_op;
 npukit_op* npukit_op_create(const char* op, const char* target, const npukit_param* params, size_t n_params);
+
+/* A prepared op of `base`'s op and target whose parameters are base's with `params` over
+ * them (a name not given keeps base's value), sharing base's packed constants: a parameter
+ * that changes every step (qkv_attention's "pos") costs a create, not a repack of the
+ * weights. Not concurrently with npukit_op_set_constant on `base`; either op may be
+ * destroyed first. NULL on an error (npukit_last_error). ABI 3. */
+npukit_op* npukit_op_create_like(const npukit_op* base, const npukit_param* params, size_t n_params);
 
 /* Packs input `name` (int8_gemm's "w") once; later runs reuse the packed copy, so changing
  * the tensor's data afterwards has no effect until this is called again. Runs must then

@@ -63,6 +63,20 @@ class Op:
         self._params = {k: _param_text(v) for k, v in params.items()}
         self._constants = {}
 
+    def like(self, **params):
+        """This op with `params` over its own (npukit_op_create_like): the packed constants
+        are shared, not packed again, so a per-step parameter (qkv_attention's pos) is cheap."""
+        texts = [(k.encode(), _param_text(v).encode()) for k, v in params.items()]
+        arr = (_abi.Param * max(1, len(texts)))(*[_abi.Param(k, v) for k, v in texts])
+        handle = _abi.lib.npukit_op_create_like(self._handle, arr, len(texts))
+        if not handle:
+            raise _abi.error(_abi.INVALID_ARGUMENT, _abi.last_error())
+        other = Op.__new__(Op)
+        other.info, other._handle = self.info, handle
+        other._params = dict(self._params, **{k: _param_text(v) for k, v in params.items()})
+        other._constants = dict(self._constants)
+        return other
+
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
         if handle and _abi is not None and _abi.lib is not None:  # modules may be gone at exit

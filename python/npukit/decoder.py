@@ -18,11 +18,10 @@ fused_add_rms_norm): the MLP's own norm, the next layer's input norm, and after 
 layer the final norm. Only the first layer's input norm is a plain rms_norm.
 
 - Activations, residual and KV caches are float32. The attention projections are float16
-  or float32 (default float16): qkv_attention's `pos` is an op parameter, so each decode
-  step makes a new prepared op, and with int8 (`Int8Weights`) projections that new
-  prepared op packs both matrices again, a pass over every weight per step
-  (docs/torch.md, "A decoder layer", has the measured cost); attn_weights="int8" is
-  accepted for that comparison.
+  (default), float32 or int8 (`Int8Weights`): qkv_attention's `pos` is an op parameter, so
+  each decode step makes a new prepared op; with int8 projections it starts from the one
+  of an earlier pos and shares its packed matrices (npukit_op_create_like), so nothing is
+  packed again (docs/torch.md, "A decoder layer", has the measured cost).
 - The MLP's weights are int8, symmetric per output channel, packed once
   (torch.classes.npukit.Int8Weights), on activations quantized per token
   (per_token_quant: s = max|a| / 127). int8_gemm takes the activation scale as a scalar

@@ -106,8 +106,10 @@ class Kernel : public c10::OperatorKernel {
     const at::Tensor* tensors[kMaxTensors] = {};
     Int8Weights* constants[kMaxTensors] = {};
     ParamValue params[kMaxParams];
-    uint64_t ids[kMaxTensors];
-    size_t n_ids = 0;
+    // The cache key's objects: the op (a weights object's cache serves every op it is passed
+    // to), then the weights objects in slot order.
+    uint64_t ids[kMaxTensors + 1] = {reinterpret_cast<uintptr_t>(&info_)};
+    size_t n_ids = 1;
     c10::intrusive_ptr<Int8Weights> holders[kMaxTensors];
     for (size_t i = 0; i < n_args; ++i) {
       const Arg& a = b_.args[i];
@@ -191,14 +193,18 @@ class Kernel : public c10::OperatorKernel {
   }
 
   // The prepared op for these parameters: cached by the op, or, with packed weights, by the
-  // first weight object (so that the packed copies live and die with the weights).
+  // first weight object (so that the packed copies live and die with the weights). New
+  // parameters on the same weights (a decode step's pos) start from an op that has them
+  // packed already.
   PreparedPtr prepared(Int8Weights* const* constants, const ParamValue* params, const uint64_t* ids, size_t n_ids) {
     Int8Weights* first = nullptr;
     for (size_t i = 0; i < info_.n_tensors && !first; ++i) first = constants[i];
     PreparedCache& cache = first ? first->cache : cache_;
-    return cache.get(params, info_.n_params, ids, n_ids, [&] {
-      PreparedPtr op = create_prepared(info_, params);
+    return cache.get(params, info_.n_params, ids, n_ids, [&](const PreparedPtr& sibling) {
+      const bool share = first != nullptr && sibling != nullptr;
+      PreparedPtr op = create_prepared(info_, params, share ? sibling.get() : nullptr);
       if (!op) raise(NPUKIT_INVALID_ARGUMENT, npukit_last_error());
+      if (share) return op;
       for (size_t i = 0; i < info_.n_tensors; ++i) {
         if (!constants[i]) continue;
         const DLTensor w = dl_tensor(info_, i, constants[i]->weight);

@@ -9,15 +9,15 @@ namespace npukit::torch_ext {
 PreparedPtr PreparedCache::get(const ParamValue* params, size_t n_params, const uint64_t* ids, size_t n_ids,
                                const MakePrepared& make) {
   std::lock_guard<std::mutex> lock(mutex_);
+  PreparedPtr sibling;
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->params.size() != n_params || it->ids.size() != n_ids ||
-        !std::equal(params, params + n_params, it->params.begin()) || !std::equal(ids, ids + n_ids, it->ids.begin())) {
-      continue;
-    }
+    if (it->ids.size() != n_ids || !std::equal(ids, ids + n_ids, it->ids.begin())) continue;
+    if (!sibling) sibling = it->op;
+    if (it->params.size() != n_params || !std::equal(params, params + n_params, it->params.begin())) continue;
     if (it != entries_.begin()) entries_.splice(entries_.begin(), entries_, it);
     return entries_.front().op;
   }
-  PreparedPtr op = make();
+  PreparedPtr op = make(sibling);
   entries_.push_front(Entry{{params, params + n_params}, {ids, ids + n_ids}, op});
   if (entries_.size() > capacity_) entries_.pop_back();  // a run still holding it keeps it alive
   return op;
@@ -40,11 +40,12 @@ std::vector<std::pair<std::string, std::string>> param_texts(const npukit_op_inf
   return out;
 }
 
-PreparedPtr create_prepared(const npukit_op_info& info, const ParamValue* values) {
+PreparedPtr create_prepared(const npukit_op_info& info, const ParamValue* values, const npukit_op* like) {
   const auto texts = param_texts(info, values);
   std::vector<npukit_param> params;
   for (const auto& [name, value] : texts) params.push_back({name.c_str(), value.c_str()});
-  npukit_op* op = npukit_op_create(info.name, "cpu", params.data(), params.size());
+  npukit_op* op = like ? npukit_op_create_like(like, params.data(), params.size())
+                       : npukit_op_create(info.name, "cpu", params.data(), params.size());
   if (op == nullptr) return nullptr;
   return PreparedPtr(op, npukit_op_destroy);
 }

@@ -1,7 +1,9 @@
 // Prepared ops (npukit_op_create once per parameter set) kept for the torch ops, so that
 // a call at batch 1 pays a lookup, not a create: parameters are parsed once per value.
 // Least recently used first out: a parameter that changes every call (qkv_attention's
-// pos) costs a create per call, as npukit_run would, and no unbounded growth.
+// pos) costs a create per call, and no unbounded growth; a create for ops with packed
+// weights starts from a cached op on the same weights (npukit_op_create_like), so the
+// weights are not packed again.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +22,9 @@ namespace npukit::torch_ext {
 using ParamValue = std::variant<double, int64_t, std::string>;
 using PreparedPtr = std::shared_ptr<npukit_op>;
 
-// npukit_op_create's op, or a Python-visible error carrying npukit_last_error.
-using MakePrepared = std::function<PreparedPtr()>;
+// npukit_op_create's op, or a Python-visible error carrying npukit_last_error. `sibling` is
+// the most recently used op of the cache on the same constant objects (nullptr if none).
+using MakePrepared = std::function<PreparedPtr(const PreparedPtr& sibling)>;
 
 class PreparedCache {
  public:
@@ -47,7 +50,8 @@ class PreparedCache {
 // The parameters as npukit_op_create takes them (name=value text).
 std::vector<std::pair<std::string, std::string>> param_texts(const npukit_op_info& info, const ParamValue* values);
 
-// Wraps npukit_op_create's result; nullptr when it failed (npukit_last_error says why).
-PreparedPtr create_prepared(const npukit_op_info& info, const ParamValue* values);
+// Wraps npukit_op_create's result, or npukit_op_create_like's from `like` (every parameter
+// given, so only its constants carry over); nullptr when it failed (npukit_last_error says why).
+PreparedPtr create_prepared(const npukit_op_info& info, const ParamValue* values, const npukit_op* like = nullptr);
 
 }  // namespace npukit::torch_ext

@@ -45,7 +45,7 @@ const typename Map::mapped_type& need(const Map& m, const std::string& name, con
 
 }  // namespace
 
-void jit_realize(NpuPipeline& p, const JitArgs& args, const Call& call, const std::map<std::string, TensorView>& outs) {
+void jit_realize(NpuPipeline& p, const JitArgs& args, const Call& call, const TensorMap& outs) {
   static std::mutex mutex;  // the first realize JIT-compiles the shared pipeline
   std::lock_guard<std::mutex> lock(mutex);
   Halide::ParamMap pm;

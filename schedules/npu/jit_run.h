@@ -25,7 +25,7 @@ sim::ArchSpec call_arch(const Call& call);
 std::shared_ptr<NpuPipeline> cached_pipeline(const std::string& key, const std::function<NpuPipeline()>& build);
 
 struct JitArgs {
-  std::map<std::string, TensorView> inputs;  // by ImageParam name
+  TensorMap inputs;  // by ImageParam name
   std::map<std::string, int64_t> ints;       // by Param name
   std::map<std::string, double> floats;      // by Param name
 };
@@ -34,6 +34,6 @@ struct JitArgs {
 // in `args` (a logic_error names the one that is not).
 // The outputs are `outs` by tensor name (NpuPipeline::outputs), else the call's.
 void jit_realize(NpuPipeline& p, const JitArgs& args, const Call& call,
-                 const std::map<std::string, TensorView>& outs = {});
+                 const TensorMap& outs = {});
 
 }  // namespace npukit::schedules::npu

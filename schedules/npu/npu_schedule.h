@@ -39,7 +39,7 @@ struct Knob {
 // (int8_gemm's per-channel factors), values computed from parameters. Owns its storage.
 struct ExtraInputs {
   std::map<std::string, std::vector<uint8_t>> storage;
-  std::map<std::string, TensorView> tensors;  // by ImageParam name
+  TensorMap tensors;  // by ImageParam name
   std::map<std::string, int64_t> ints;        // by Param name
   std::map<std::string, double> floats;
   // A tensor backed by `storage`: `count` elements of `dtype` (shape [count]).

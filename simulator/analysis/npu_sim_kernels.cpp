@@ -56,7 +56,7 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
 // params from the knobs, the extras, the shape and the integer parameters, float params
 // from the extras and the real parameters. `call` is the op's call (its `prepare` reads it).
 void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec& arch,
-                  const std::map<std::string, TensorView>& tensors, const Call& call) {
+                  const TensorMap& tensors, const Call& call) {
   auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(r.knobs));
   ExtraInputs extra;
   if (s.prepare) s.prepare(call, extra);
@@ -98,7 +98,7 @@ void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec
       fail(Errc::internal, s.op + " on npu-sim: no value for float parameter " + n);
     }
   }
-  std::map<std::string, TensorView> outs;
+  TensorMap outs;
   for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs) {
     auto t = tensors.find(o.tensor);
     if (t == tensors.end()) fail(Errc::internal, s.op + " on npu-sim: no tensor for output " + o.tensor);
@@ -121,7 +121,7 @@ void run_npu_sim_stages(const NpuSchedule& s, const Call& call) {
   const ResolvedRequest r = resolve_call(s, call, arch);
   const schedules::npu::NpuStages st = s.stages(r.dtype, r.shape, r.params);
   std::map<std::string, std::vector<uint8_t>> storage;
-  std::map<std::string, TensorView> whole = call.tensors;  // op tensors and intermediates, dense
+  TensorMap whole = call.tensors;  // op tensors and intermediates, dense
   for (const schedules::npu::NpuIntermediate& m : st.intermediates) {
     int64_t n = 1;
     for (int64_t e : m.shape) n *= e;
@@ -131,7 +131,7 @@ void run_npu_sim_stages(const NpuSchedule& s, const Call& call) {
     if (m.fill) m.fill(call, bytes.data());
   }
   for (const schedules::npu::NpuStage& stage : st.stages) {
-    std::map<std::string, TensorView> views;
+    TensorMap views;
     for (const auto& [name, v] : stage.tensors) {
       auto it = whole.find(v.of);
       if (it == whole.end()) {

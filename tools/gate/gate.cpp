@@ -90,7 +90,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
   const auto start = std::chrono::steady_clock::now();
   try {
     std::map<std::string, golden::GuardedBuffer> in_buffers, out_buffers;
-    std::map<std::string, TensorView> tensors;
+    TensorMap tensors;
     for (const auto& [name, arr] : c.inputs) {
       auto& buf = in_buffers.emplace(name, golden::GuardedBuffer(arr.values.size() * dtype_size(arr.dtype))).first->second;
       encode(arr.values, arr.dtype, buf.data());
