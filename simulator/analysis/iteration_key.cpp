@@ -733,7 +733,7 @@ void IterationKey::enter(const Bindings& env) {
   for (Group& g : groups_) g.memo.clear();
 }
 
-void IterationKey::evaluate(const Part& p, int64_t i, Result& out) {
+void IterationKey::evaluate(const Part& p, Result& out) {
   out.v.clear();
   out.sequence_at.clear();
   out.reusable = true;
@@ -770,7 +770,7 @@ const IterationKey::Result& IterationKey::fetch(int n, int64_t i) {
   p.fetched = generation_;
   p.result = &p.scratch;
   if (p.direct || !p.memo_on) {
-    evaluate(p, i, p.scratch);
+    evaluate(p, p.scratch);
     return p.scratch;
   }
   components_now_.clear();
@@ -781,7 +781,7 @@ const IterationKey::Result& IterationKey::fetch(int n, int64_t i) {
   ++p.lookups;
   if (auto it = p.memo.find(components_now_); it != p.memo.end()) return *(p.result = &it->second);
   ++p.misses;
-  evaluate(p, i, p.scratch);
+  evaluate(p, p.scratch);
   if (!worth_memo(p)) {
     p.memo_on = false;
     p.memo.clear();

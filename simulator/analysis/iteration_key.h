@@ -3,7 +3,7 @@
 // condition, allocation size and store predicate in it has the same value) and their
 // transfers' DRAM addresses have the same alignment and steps, so they add the same
 // transfers, tiles and vector work. A prefill attention's 8,192 tasks on gemmini-default
-// have 256 distinct keys.
+// have 28 distinct keys.
 #pragma once
 
 #include <optional>
@@ -125,9 +125,9 @@ class IterationKey {
     bool alignment;
   };
   void split_into_parts(std::vector<Piece> values, std::vector<std::pair<Sequence, std::vector<Piece>>> sequences);
-  // Part p's values at iteration i; false when they read i itself (a sequence too long to
-  // compare), so that they are not reused.
-  void evaluate(const Part& p, int64_t i, Result& out);
+  // Part p's values at the current iteration (`Result::reusable`: not when a sequence is
+  // too long to compare).
+  void evaluate(const Part& p, Result& out);
   const Result& fetch(int part, int64_t i);
   std::optional<int64_t> combine(const std::vector<Sum>& sums, int64_t i);
   // Appends the group's values at iteration i; false when they hold i (not to be reused).
