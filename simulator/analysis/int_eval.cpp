@@ -44,7 +44,7 @@ class Evaluator : public IRVisitor {
   void visit(const IntImm* op) override { value_ = op->value; }
   void visit(const UIntImm* op) override { value_ = static_cast<int64_t>(op->value); }
   void visit(const Variable* op) override {
-    if (auto it = lets_.find(op->name); it != lets_.end()) {
+    if (auto it = lets_.empty() ? lets_.end() : lets_.find(op->name); it != lets_.end()) {  // (most bounds bind no let)
       value_ = it->second;
     } else if (auto e = env_.find(op->name); e != env_.end()) {
       value_ = e->second;
@@ -232,6 +232,48 @@ IntProgram::IntProgram(const Expr& e, SlotFrame& frame) {
   }
   if (max_stack_ > kMaxStack || c.max_lets() > kMaxLets)
     throw std::runtime_error("npu analysis: a bound nested too deep to evaluate");
+}
+
+std::vector<int> IntProgram::reads() const {
+  std::vector<int> out;
+  for (const Instr& in : code_)
+    if (in.code == Code::load) out.push_back(in.slot);
+  return out;
+}
+
+bool IntProgram::always_unknown() const {
+  std::vector<char> unknown;  // per stack entry: unknown whatever the slots hold
+  std::vector<char> let_unknown;
+  for (const Instr& in : code_) {
+    switch (in.code) {
+      case Code::constant:
+      case Code::load: unknown.push_back(0); break;
+      case Code::unknown: unknown.push_back(1); break;
+      case Code::logical_not: break;
+      case Code::select: {
+        const char f = unknown.back();
+        unknown.pop_back();
+        const char t = unknown.back();
+        unknown.pop_back();
+        unknown.back() = unknown.back() || (t && f);
+        break;
+      }
+      case Code::let_begin:
+        let_unknown.push_back(unknown.back());
+        unknown.pop_back();
+        break;
+      case Code::let_end:
+        unknown.back() = unknown.back() || let_unknown.back();
+        let_unknown.pop_back();
+        break;
+      default: {
+        const char b = unknown.back();
+        unknown.pop_back();
+        unknown.back() = unknown.back() || b;
+      }
+    }
+  }
+  return unknown.empty() || unknown[0];
 }
 
 std::optional<int64_t> IntProgram::run(SlotFrame& frame) const {

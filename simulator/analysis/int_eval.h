@@ -43,6 +43,10 @@ class IntProgram {
  public:
   IntProgram(const Halide::Expr& e, SlotFrame& frame);
   std::optional<int64_t> run(SlotFrame& frame) const;
+  // The slots it loads (a name bound inside it included).
+  std::vector<int> reads() const;
+  // Whether it gives nullopt whatever the slots hold (a vector index: a ramp).
+  bool always_unknown() const;
 
  private:
   enum class Code : uint8_t {

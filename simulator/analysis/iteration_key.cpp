@@ -1,5 +1,6 @@
 #include "simulator/analysis/iteration_key.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -365,33 +366,361 @@ IterationKey::IterationKey(const For* loop, const std::set<std::string>& allocat
       out.emplace_back(frame_.slot(name), std::move(p));
     }
   };
-  // (A vector copy's main and tail paths often give the same pieces: each is computed once.)
-  auto compile_values = [&](const std::vector<KeyParts::Value>& values, std::vector<Value>& out) {
-    std::vector<const KeyParts::Value*> kept;
+  // (A vector copy's main and tail paths often give the same pieces: each is computed once.
+  // A piece that is unknown whatever the iteration, a gather's vector index, is left out.)
+  auto distinct = [&](const std::vector<KeyParts::Value>& values) {
+    std::vector<Piece> out;
     for (const KeyParts::Value& v : values) {
+      if (IntProgram(v.e, frame_).always_unknown()) continue;
       bool seen = false;
-      for (const KeyParts::Value* k : kept) seen = seen || (k->alignment == v.alignment && equal(k->e, v.e));
-      if (seen) continue;
-      kept.push_back(&v);
-      out.push_back({IntProgram(v.e, frame_), v.alignment});
+      for (const Piece& k : out) seen = seen || (k.alignment == v.alignment && equal(k.e, v.e));
+      if (!seen) out.push_back({v.e, v.alignment});
     }
+    return out;
   };
   var_ = frame_.slot(loop->name);
   compile_lets("", lets_);
-  compile_values(k.parts, values_);
+  std::vector<std::pair<Sequence, std::vector<Piece>>> sequences;
   for (const auto& [name, seq] : k.sequences) {
     Sequence s{frame_.slot(name), IntProgram(seq.loop->min, frame_), IntProgram(seq.loop->extent, frame_), {}, {}};
     compile_lets(name, s.lets);
-    compile_values(seq.values, s.values);
-    sequences_.push_back(std::move(s));
+    sequences.emplace_back(std::move(s), distinct(seq.values));
   }
+  split_into_parts(distinct(k.parts), std::move(sequences));
   bound_here_.assign(frame_.values.size(), 0);
   bound_here_[var_] = 1;
   for (const auto& l : lets_) bound_here_[l.first] = 1;
-  for (const Sequence& s : sequences_) {
-    bound_here_[s.var] = 1;
-    for (const auto& l : s.lets) bound_here_[l.first] = 1;
+  for (const Part& p : parts_) {
+    for (const Sequence& s : p.sequences) {
+      bound_here_[s.var] = 1;
+      for (const auto& l : s.lets) bound_here_[l.first] = 1;
+    }
   }
+}
+
+namespace {
+
+// A value as signed terms, through adds, subtracts, multiplications by a name or a
+// constant, casts and lets (a term keeps the lets it reads): exact in wrapping arithmetic,
+// as IntProgram computes. Empty for a vector value or one of more than kMostTerms terms.
+struct Term {
+  Expr e;
+  bool negative;
+};
+
+class TermSplitter {
+ public:
+  static constexpr size_t kMostTerms = 64;
+  std::vector<Term> split(const Expr& e) {
+    terms_.clear();
+    too_many_ = false;
+    if (e.type().is_vector() || !e.type().is_int_or_uint()) return {};
+    expand(e, false, {});
+    if (too_many_) return {};
+    return terms_;
+  }
+
+ private:
+  struct Bound {
+    std::string name;
+    Expr value;
+  };
+  std::vector<Bound> scope_;  // the expression's lets around the current node, outermost first
+  std::vector<Term> terms_;
+  bool too_many_ = false;
+
+  static Expr int64(const Expr& e) { return e.type() == Int(64) ? e : Cast::make(Int(64), e); }
+  bool bound(const std::string& name) const {
+    for (const Bound& b : scope_)
+      if (b.name == name) return true;
+    return false;
+  }
+  bool factor(const Expr& e) const {
+    if (e.as<IntImm>() || e.as<UIntImm>()) return true;
+    const auto* v = e.as<Variable>();
+    return v && !bound(v->name);
+  }
+  void expand(const Expr& e, bool negative, std::vector<Expr> factors) {
+    if (too_many_) return;
+    if (const auto* a = e.as<Add>()) {
+      expand(a->a, negative, factors);
+      expand(a->b, negative, factors);
+    } else if (const auto* d = e.as<Sub>()) {
+      expand(d->a, negative, factors);
+      expand(d->b, !negative, factors);
+    } else if (const auto* m = e.as<Mul>(); m && (factor(m->a) || factor(m->b))) {
+      const bool b_factor = factor(m->b);
+      factors.push_back(b_factor ? m->b : m->a);
+      expand(b_factor ? m->a : m->b, negative, factors);
+    } else if (const auto* c = e.as<Cast>(); c && c->value.type().is_int_or_uint() && c->type.is_int_or_uint()) {
+      expand(c->value, negative, factors);  // (IntProgram reads a cast as its value)
+    } else if (const auto* l = e.as<Let>()) {
+      scope_.push_back({l->name, l->value});
+      expand(l->body, negative, factors);
+      scope_.pop_back();
+    } else if (const auto* v = e.as<Variable>(); v && bound(v->name)) {
+      size_t i = scope_.size();
+      while (scope_[i - 1].name != v->name) --i;
+      std::vector<Bound> inner(scope_.begin() + static_cast<std::ptrdiff_t>(i) - 1, scope_.end());
+      scope_.resize(i - 1);  // its value is read where it is bound
+      expand(inner.front().value, negative, factors);
+      scope_.insert(scope_.end(), inner.begin(), inner.end());
+    } else {
+      Expr t = int64(e);
+      for (const Expr& f : factors) t = Mul::make(t, int64(f));
+      std::set<std::string> reads;
+      free_vars(t, reads);
+      for (auto it = scope_.rbegin(); it != scope_.rend(); ++it) {
+        if (!reads.count(it->name)) continue;
+        free_vars(it->value, reads);
+        t = Let::make(it->name, it->value, t);
+      }
+      terms_.push_back({t, negative});
+      too_many_ = terms_.size() > kMostTerms;
+    }
+  }
+};
+
+Expr sum_of(const std::vector<Term>& terms) {
+  Expr s;
+  for (const Term& t : terms) {
+    if (!s.defined()) {
+      s = t.negative ? Sub::make(make_zero(Int(64)), t.e) : t.e;
+    } else {
+      s = t.negative ? Sub::make(s, t.e) : Add::make(s, t.e);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void IterationKey::split_into_parts(std::vector<Piece> values, std::vector<std::pair<Sequence, std::vector<Piece>>> sequences) {
+  const size_t slots = frame_.values.size();
+  std::vector<int> let_at(slots, -1), sequence_at(slots, -1), sequence_let_at(slots, -1);  // by slot: what binds it
+  for (size_t l = 0; l < lets_.size(); ++l) let_at[lets_[l].first] = static_cast<int>(l);
+  for (size_t q = 0; q < sequences.size(); ++q) {
+    const Sequence& s = sequences[q].first;
+    sequence_at[s.var] = static_cast<int>(q);
+    for (size_t l = 0; l < s.lets.size(); ++l) {
+      sequence_at[s.lets[l].first] = static_cast<int>(q);
+      sequence_let_at[s.lets[l].first] = static_cast<int>(l);
+    }
+  }
+  // The components: lets that read the loop variable, and the lets they read.
+  std::vector<char> component(lets_.size(), 0);
+  for (size_t l = 0; l < lets_.size(); ++l)
+    for (int r : lets_[l].second.reads()) component[l] = component[l] || r == var_;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t l = 0; l < lets_.size(); ++l) {
+      if (!component[l]) continue;
+      for (int r : lets_[l].second.reads()) {
+        if (let_at[r] < 0 || component[let_at[r]]) continue;
+        component[let_at[r]] = 1;
+        changed = true;
+      }
+    }
+  }
+  for (size_t l = 0; l < lets_.size(); ++l)
+    if (component[l]) components_.push_back(l);
+
+  // What an expression reads, through the lets: every slot it loads is followed (a name
+  // bound inside an expression too, which can only add components).
+  struct Reads {
+    std::set<int> components;
+    std::set<size_t> lets, sequence_lets;  // lets_ and the own sequence's lets it needs
+    bool direct = false, own = false, other_sequence = false;
+    bool moves() const { return direct || own || !components.empty(); }
+  };
+  auto trace = [&](std::vector<int> work, int own_sequence, Reads& r) {
+    while (!work.empty()) {
+      const int slot = work.back();
+      work.pop_back();
+      if (slot == var_) {
+        r.direct = true;
+      } else if (sequence_at[slot] >= 0) {
+        if (sequence_at[slot] != own_sequence) {
+          r.other_sequence = true;
+          continue;
+        }
+        r.own = true;
+        const int l = sequence_let_at[slot];
+        if (l >= 0 && r.sequence_lets.insert(l).second)
+          for (int next : sequences[own_sequence].first.lets[l].second.reads()) work.push_back(next);
+      } else if (const int l = let_at[slot]; l >= 0) {
+        if (component[l]) {
+          r.components.insert(slot);
+        } else if (r.lets.insert(l).second) {
+          for (int next : lets_[l].second.reads()) work.push_back(next);
+        }
+      }
+    }
+  };
+  auto reads_of = [&](const Expr& e, int own_sequence) {
+    std::set<std::string> names;
+    free_vars(e, names);
+    std::vector<int> work;
+    for (const std::string& n : names) work.push_back(frame_.slot(n));
+    for (std::vector<int>* v : {&let_at, &sequence_at, &sequence_let_at}) v->resize(frame_.values.size(), -1);  // (new names: bound outside)
+    Reads r;
+    trace(work, own_sequence, r);
+    return r;
+  };
+
+  // With `tangled` (a sequence reads another's variable) nothing is split: one part,
+  // evaluated at every iteration in the original order.
+  bool tangled = false;
+  std::vector<Reads> bounds(sequences.size());  // of each sequence's min and extent
+  for (size_t q = 0; q < sequences.size(); ++q) {
+    const Sequence& s = sequences[q].first;
+    std::vector<int> work = s.min.reads();
+    for (int r : s.extent.reads()) work.push_back(r);
+    trace(work, static_cast<int>(q), bounds[q]);
+    tangled = tangled || bounds[q].other_sequence;
+  }
+  // Each value's sums: its terms grouped by what they read (the whole value when it does
+  // not split).
+  struct Group {
+    Reads reads;
+    std::vector<Term> terms;
+  };
+  TermSplitter splitter;
+  auto groups_of = [&](const Piece& v, int own_sequence) {
+    std::vector<Group> groups;
+    for (const Term& t : splitter.split(v.e)) {
+      const Reads r = reads_of(t.e, own_sequence);
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+        return g.reads.direct == r.direct && g.reads.own == r.own && g.reads.components == r.components;
+      });
+      if (it == groups.end()) it = groups.insert(groups.end(), Group{r, {}});
+      it->reads.lets.insert(r.lets.begin(), r.lets.end());
+      it->reads.sequence_lets.insert(r.sequence_lets.begin(), r.sequence_lets.end());
+      it->reads.other_sequence = it->reads.other_sequence || r.other_sequence;
+      it->terms.push_back(t);
+    }
+    if (groups.size() < 2) groups = {Group{reads_of(v.e, own_sequence), {Term{v.e, false}}}};
+    for (const Group& g : groups) tangled = tangled || g.reads.other_sequence;
+    return groups;
+  };
+  std::vector<std::vector<Group>> plain_groups;
+  std::vector<std::vector<std::vector<Group>>> sequence_groups(sequences.size());
+  for (const Piece& v : values) plain_groups.push_back(groups_of(v, -1));
+  for (size_t q = 0; q < sequences.size(); ++q)
+    for (const Piece& v : sequences[q].second) sequence_groups[q].push_back(groups_of(v, static_cast<int>(q)));
+
+  if (tangled) {
+    Part p;
+    p.direct = true;
+    for (size_t l = 0; l < lets_.size(); ++l)
+      if (!component[l]) p.lets.push_back(l);
+    for (size_t v = 0; v < values.size(); ++v) {
+      p.values.emplace_back(values[v].e, frame_);
+      outputs_.push_back({{Sum{0, static_cast<int>(v)}}, values[v].alignment});
+    }
+    for (size_t q = 0; q < sequences.size(); ++q) {
+      auto& [s, pieces] = sequences[q];
+      SequenceOutput o;
+      o.copies.emplace_back(0, static_cast<int>(q));
+      for (size_t v = 0; v < pieces.size(); ++v) {
+        s.values.emplace_back(pieces[v].e, frame_);
+        o.values.push_back({{{0, static_cast<int>(v)}}, {}, pieces[v].alignment});
+      }
+      p.sequences.push_back(std::move(s));
+      sequence_outputs_.push_back(std::move(o));
+    }
+    parts_.push_back(std::move(p));
+    group_outputs();
+    return;
+  }
+
+  // Parts by what they read; equal sums of one part are computed once.
+  std::map<std::pair<bool, std::set<int>>, size_t> part_of;
+  std::vector<std::set<size_t>> part_lets;
+  std::vector<std::vector<Expr>> part_sums;
+  auto part = [&](const Reads& r) -> int {
+    auto [it, fresh] = part_of.try_emplace({r.direct, r.direct ? std::set<int>{} : r.components}, parts_.size());
+    if (fresh) {
+      parts_.emplace_back();
+      parts_.back().direct = r.direct;
+      if (!r.direct) parts_.back().components.assign(r.components.begin(), r.components.end());
+      part_lets.emplace_back();
+      part_sums.emplace_back();
+    }
+    part_lets[it->second].insert(r.lets.begin(), r.lets.end());
+    return static_cast<int>(it->second);
+  };
+  auto index_in = [](std::vector<Expr>& sums, const Expr& e) {
+    for (size_t k = 0; k < sums.size(); ++k)
+      if (equal(sums[k], e)) return static_cast<int>(k);
+    sums.push_back(e);
+    return static_cast<int>(sums.size() - 1);
+  };
+  auto plain_sum = [&](const Group& g) {
+    const int p = part(g.reads);
+    const size_t before = part_sums[p].size();
+    const int k = index_in(part_sums[p], sum_of(g.terms));
+    if (part_sums[p].size() > before) parts_[p].values.emplace_back(part_sums[p].back(), frame_);
+    return Sum{p, k};
+  };
+  for (size_t v = 0; v < values.size(); ++v) {
+    Output o{{}, values[v].alignment};
+    for (const Group& g : plain_groups[v]) o.sums.push_back(plain_sum(g));
+    outputs_.push_back(std::move(o));
+  }
+  // A sequence's sums that read different components are sequences of their own (with the
+  // same bounds): the ones that read none are computed once per entry.
+  for (size_t q = 0; q < sequences.size(); ++q) {
+    const Sequence& s = sequences[q].first;
+    struct Copy {
+      Reads reads;
+      std::vector<Expr> sums;
+    };
+    std::vector<Copy> copies;
+    auto copy_for = [&](Reads r) {
+      r.direct = r.direct || bounds[q].direct;
+      r.components.insert(bounds[q].components.begin(), bounds[q].components.end());
+      r.lets.insert(bounds[q].lets.begin(), bounds[q].lets.end());
+      auto it = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) {
+        return c.reads.direct == r.direct && (r.direct || c.reads.components == r.components);
+      });
+      if (it == copies.end()) it = copies.insert(copies.end(), Copy{r, {}});
+      it->reads.lets.insert(r.lets.begin(), r.lets.end());
+      it->reads.sequence_lets.insert(r.sequence_lets.begin(), r.sequence_lets.end());
+      return static_cast<int>(it - copies.begin());
+    };
+    SequenceOutput o;
+    for (size_t v = 0; v < sequences[q].second.size(); ++v) {
+      SequenceOutput::Value out{{}, {}, sequences[q].second[v].alignment};
+      for (const Group& g : sequence_groups[q][v]) {
+        if (!g.reads.own) {
+          out.plain.push_back(plain_sum(g));
+          continue;
+        }
+        const int c = copy_for(g.reads);
+        out.in_copy.emplace_back(c, index_in(copies[c].sums, sum_of(g.terms)));
+      }
+      o.values.push_back(std::move(out));
+    }
+    if (copies.empty()) copy_for(Reads{});  // every sum left the loop: its bounds still count
+    for (const Copy& c : copies) {
+      Sequence seq{s.var, s.min, s.extent, {}, {}};
+      for (size_t l : c.reads.sequence_lets) seq.lets.push_back(s.lets[l]);
+      for (const Expr& e : c.sums) seq.values.emplace_back(e, frame_);
+      const int p = part(c.reads);
+      o.copies.emplace_back(p, static_cast<int>(parts_[p].sequences.size()));
+      parts_[p].sequences.push_back(std::move(seq));
+    }
+    sequence_outputs_.push_back(std::move(o));
+  }
+  for (size_t p = 0; p < parts_.size(); ++p) parts_[p].lets.assign(part_lets[p].begin(), part_lets[p].end());
+  group_outputs();
+}
+
+size_t IterationKey::Hash::operator()(const std::vector<int64_t>& k) const {
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+  return static_cast<size_t>(h);
 }
 
 void IterationKey::enter(const Bindings& env) {
@@ -400,31 +729,178 @@ void IterationKey::enter(const Bindings& env) {
     auto it = env.find(name);
     frame_.set(slot, it == env.end() ? std::nullopt : std::optional<int64_t>(it->second));
   }
+  for (Part& p : parts_) p.memo.clear();
+  for (Group& g : groups_) g.memo.clear();
 }
 
-std::optional<int64_t> IterationKey::Value::run(SlotFrame& frame) const {
-  const std::optional<int64_t> v = program.run(frame);
-  if (!v || !alignment) return v;
-  return pow2_dividing(*v);
-}
-
-void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
-  frame_.set(var_, i);
-  for (const auto& [slot, program] : lets_) frame_.set(slot, program.run(frame_));
-  key.clear();
-  for (const Value& v : values_) key.push_back(v.run(frame_));
-  for (const Sequence& s : sequences_) {
+void IterationKey::evaluate(const Part& p, Result& out) {
+  out.v.clear();
+  out.sequence_at.clear();
+  out.reusable = true;
+  for (size_t l : p.lets) frame_.set(lets_[l].first, lets_[l].second.run(frame_));
+  for (const IntProgram& v : p.values) out.v.push_back(v.run(frame_));
+  for (const Sequence& s : p.sequences) {
+    out.sequence_at.push_back(out.v.size());
     const auto min = s.min.run(frame_), extent = s.extent.run(frame_);
-    key.push_back(min);
-    key.push_back(extent);
+    out.v.push_back(min);
+    out.v.push_back(extent);
     if (!min || !extent || *extent > kLongestSequence) {
-      key.push_back(i);  // too long to compare: this iteration merges with none
+      out.reusable = false;  // too long to compare: this iteration merges with none
       continue;
     }
     for (int64_t j = *min; j < *min + *extent; ++j) {
       frame_.set(s.var, j);
       for (const auto& [slot, program] : s.lets) frame_.set(slot, program.run(frame_));
-      for (const Value& v : s.values) key.push_back(v.run(frame_));
+      for (const IntProgram& v : s.values) out.v.push_back(v.run(frame_));
+    }
+  }
+}
+
+// Memo lookups judged over many iterations (and entries): components that differ at nearly
+// every iteration (a token index) cost more to look up than they save, but the innermost
+// component of a fused loop differs at each of its first iterations.
+template <class Memo>
+static bool worth_memo(const Memo& m) {
+  return !(m.lookups >= 1024 && m.misses * 4 > m.lookups * 3);
+}
+
+const IterationKey::Result& IterationKey::fetch(int n, int64_t i) {
+  Part& p = parts_[n];
+  if (p.fetched == generation_) return *p.result;
+  p.fetched = generation_;
+  p.result = &p.scratch;
+  if (p.direct || !p.memo_on) {
+    evaluate(p, p.scratch);
+    return p.scratch;
+  }
+  components_now_.clear();
+  for (int slot : p.components) {
+    components_now_.push_back(frame_.values[slot]);
+    components_now_.push_back(frame_.known[slot]);
+  }
+  ++p.lookups;
+  if (auto it = p.memo.find(components_now_); it != p.memo.end()) return *(p.result = &it->second);
+  ++p.misses;
+  evaluate(p, p.scratch);
+  if (!worth_memo(p)) {
+    p.memo_on = false;
+    p.memo.clear();
+  } else if (p.scratch.reusable) {
+    p.result = &p.memo.emplace(components_now_, p.scratch).first->second;
+  }
+  return *p.result;
+}
+
+// The sums added up, in wrapping arithmetic (unknown if one is).
+std::optional<int64_t> IterationKey::combine(const std::vector<Sum>& sums, int64_t i) {
+  uint64_t total = 0;
+  for (const Sum& s : sums) {
+    const std::optional<int64_t>& v = fetch(s.part, i).v[s.index];
+    if (!v) return std::nullopt;
+    total += static_cast<uint64_t>(*v);
+  }
+  return static_cast<int64_t>(total);
+}
+
+bool IterationKey::compute(const Group& g, int64_t i, std::vector<std::optional<int64_t>>& key) {
+  auto value = [](std::optional<int64_t> v, bool alignment) {
+    return v && alignment ? std::optional<int64_t>(pow2_dividing(*v)) : v;
+  };
+  for (int n : g.outputs) key.push_back(value(combine(outputs_[n].sums, i), outputs_[n].alignment));
+  bool reusable = true;
+  for (int n : g.sequence_outputs) {
+    const SequenceOutput& o = sequence_outputs_[n];
+    const auto [p0, s0] = o.copies.front();
+    const Result& r0 = fetch(p0, i);
+    const std::optional<int64_t> min = r0.v[r0.sequence_at[s0]], extent = r0.v[r0.sequence_at[s0] + 1];
+    key.push_back(min);
+    key.push_back(extent);
+    if (!min || !extent || *extent > kLongestSequence) {
+      key.push_back(i);  // too long to compare: this iteration merges with none
+      reusable = false;
+      continue;
+    }
+    for (int64_t j = 0; j < *extent; ++j) {
+      for (const SequenceOutput::Value& v : o.values) {
+        std::optional<int64_t> total = combine(v.plain, i);
+        for (const auto& [c, k] : v.in_copy) {
+          if (!total) break;
+          const auto [p, s] = o.copies[c];
+          const Result& r = fetch(p, i);
+          const size_t width = parts_[p].sequences[s].values.size();
+          const std::optional<int64_t>& x = r.v[r.sequence_at[s] + 2 + j * width + k];
+          total = x ? std::optional<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(*total) + static_cast<uint64_t>(*x)))
+                    : std::nullopt;
+        }
+        key.push_back(value(total, v.alignment));
+      }
+    }
+  }
+  return reusable;
+}
+
+void IterationKey::group_outputs() {
+  std::map<std::pair<bool, std::set<int>>, size_t> group_of;
+  auto group = [&](const std::set<int>& parts) -> Group& {
+    bool direct = false;
+    std::set<int> components;
+    for (int p : parts) {
+      direct = direct || parts_[p].direct;
+      components.insert(parts_[p].components.begin(), parts_[p].components.end());
+    }
+    if (direct) components.clear();
+    auto [it, fresh] = group_of.try_emplace({direct, components}, groups_.size());
+    if (fresh) {
+      groups_.emplace_back();
+      groups_.back().direct = direct;
+      groups_.back().components.assign(components.begin(), components.end());
+    }
+    return groups_[it->second];
+  };
+  for (size_t n = 0; n < outputs_.size(); ++n) {
+    std::set<int> parts;
+    for (const Sum& s : outputs_[n].sums) parts.insert(s.part);
+    group(parts).outputs.push_back(static_cast<int>(n));
+  }
+  for (size_t n = 0; n < sequence_outputs_.size(); ++n) {
+    std::set<int> parts;
+    for (const auto& [p, s] : sequence_outputs_[n].copies) parts.insert(p);
+    for (const SequenceOutput::Value& v : sequence_outputs_[n].values)
+      for (const Sum& s : v.plain) parts.insert(s.part);
+    group(parts).sequence_outputs.push_back(static_cast<int>(n));
+  }
+}
+
+void IterationKey::at(int64_t i, std::vector<std::optional<int64_t>>& key) {
+  frame_.set(var_, i);
+  for (size_t l : components_) frame_.set(lets_[l].first, lets_[l].second.run(frame_));
+  ++generation_;
+  key.clear();
+  for (Group& g : groups_) {
+    if (g.direct || !g.memo_on) {
+      compute(g, i, key);
+      continue;
+    }
+    components_now_.clear();
+    for (int slot : g.components) {
+      components_now_.push_back(frame_.values[slot]);
+      components_now_.push_back(frame_.known[slot]);
+    }
+    ++g.lookups;
+    if (auto it = g.memo.find(components_now_); it != g.memo.end()) {
+      key.insert(key.end(), it->second.begin(), it->second.end());
+      continue;
+    }
+    ++g.misses;
+    std::vector<int64_t> components = components_now_;  // (fetch reuses components_now_)
+    values_now_.clear();
+    const bool reusable = compute(g, i, values_now_);
+    key.insert(key.end(), values_now_.begin(), values_now_.end());
+    if (!worth_memo(g)) {
+      g.memo_on = false;
+      g.memo.clear();
+    } else if (reusable) {
+      g.memo.emplace(std::move(components), values_now_);
     }
   }
 }

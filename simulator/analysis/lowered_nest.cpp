@@ -265,6 +265,24 @@ class ScopedEnv {
   std::vector<std::pair<const std::string*, std::optional<int64_t>>> undo_;
 };
 
+// A loop's key depends only on the loop, the nest's allocations and the outputs: built once
+// and kept for the next analysis of the nest (a sweep's every shape, the tuner's every
+// candidate). The entry holds the loop, so that its address names no other loop later.
+IterationKey& iteration_key(const For* loop, const std::set<std::string>& allocated,
+                            const std::set<std::string>& outputs) {
+  struct Entry {
+    Stmt loop;
+    std::set<std::string> allocated, outputs;
+    std::unique_ptr<IterationKey> key;
+  };
+  thread_local std::unordered_multimap<const For*, Entry> keys;
+  auto [from, to] = keys.equal_range(loop);
+  for (auto it = from; it != to; ++it)
+    if (it->second.allocated == allocated && it->second.outputs == outputs) return *it->second.key;
+  auto key = std::make_unique<IterationKey>(loop, allocated, outputs);
+  return *keys.emplace(loop, Entry{Stmt(loop), allocated, outputs, std::move(key)})->second.key;
+}
+
 class NestWalker {
  public:
   NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env,
@@ -332,7 +350,9 @@ class NestWalker {
   struct LoopFacts {
     bool any_produce = false, output_store = false, iterate = false;
     std::string output;  // the one output the loop stores into ("" when none or several)
-    std::unique_ptr<IterationKey> key;  // for a loop walked iteration by iteration: which ones merge
+    int matrix_role = -1;  // the matrix role whose tile this loop is, if any
+    bool noted = false;    // in result_.loops
+    IterationKey* key = nullptr;  // for a loop walked iteration by iteration: which ones merge
   };
   std::map<const For*, LoopFacts> loop_facts_;
   LoopFacts& loop_facts(const For* op) {
@@ -346,7 +366,17 @@ class NestWalker {
     lf.output_store = f.stored_outputs.size() == 1;
     if (lf.output_store) lf.output = *f.stored_outputs.begin();
     lf.iterate = f.dram_produce || !f.stored_outputs.empty() || f.matrix || f.control_vars.count(op->name);
-    if (lf.iterate && walk_ == Walk::merged) lf.key = std::make_unique<IterationKey>(op, nest_allocations_, outputs_);
+    if (lf.iterate && walk_ == Walk::merged) lf.key = &iteration_key(op, nest_allocations_, outputs_);
+    // The matrix tile: the outermost loop of the matrix stage over one of its m, n, k dims
+    // with no staging inside. Loops of the stage's other dims outside it (a prefill's
+    // tokens sharing a K block) repeat the tile.
+    for (size_t i = 0; i < plan_.matrix_roles().size() && !lf.any_produce && lf.matrix_role < 0; ++i) {
+      const auto& m = plan_.matrix_roles()[i];
+      const std::string v = loop_var(op->name);
+      if (starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".") &&
+          (v == m.m_var || v == m.n_var || v == m.k_var))
+        lf.matrix_role = static_cast<int>(i);
+    }
     return loop_facts_.emplace(op, std::move(lf)).first->second;
   }
 
@@ -420,19 +450,12 @@ class NestWalker {
   void walk_for(const For* op) {
     const int64_t min = eval(op->min, "the min of loop " + op->name);
     const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
-    note_loop(op, min, extent);
     LoopFacts& facts = loop_facts(op);
-    // The matrix tile: the outermost loop of the matrix stage over one of its m, n, k dims
-    // with no staging inside. Loops of the stage's other dims outside it (a prefill's
-    // tokens sharing a K block) repeat the tile.
-    for (size_t i = 0; i < plan_.matrix_roles().size() && !facts.any_produce; ++i) {
-      const auto& m = plan_.matrix_roles()[i];
-      const std::string v = loop_var(op->name);
-      if (starts_with(op->name, m.func + ".s" + std::to_string(m.stage) + ".") &&
-          (v == m.m_var || v == m.n_var || v == m.k_var)) {
-        matrix_tile(op, i);
-        return;
-      }
+    if (!facts.noted) note_loop(op, min, extent);  // (once per node: the first visit's bounds)
+    facts.noted = true;
+    if (facts.matrix_role >= 0) {
+      matrix_tile(op, static_cast<size_t>(facts.matrix_role));
+      return;
     }
     if (facts.output_store && !facts.any_produce) {
       transfer_out(op, facts.output);
