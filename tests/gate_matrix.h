@@ -29,14 +29,19 @@ inline std::vector<GateCell> gate_matrix(const std::string& op, const std::vecto
   return out;
 }
 
-inline void expect_every_case_passes(const GateCell& cell) {
+// The gate's results for one cell, in this process.
+inline auto run_cell(const GateCell& cell) {
   gate::Options o;
   o.ops = {cell.op};
   o.targets = {cell.target};
   o.dtypes = {cell.dtype};
   o.classes = {cell.input_class};
   o.isolate = false;
-  const auto results = gate::run(all_ops(), o);
+  return gate::run(all_ops(), o);
+}
+
+inline void expect_every_case_passes(const GateCell& cell) {
+  const auto results = run_cell(cell);
   ASSERT_FALSE(results.empty());
   for (const auto& r : results) {
     EXPECT_EQ(r.status, golden::Status::pass)

@@ -37,13 +37,7 @@ TEST_P(Int8GemmAmxGate, EveryCasePassesOrIsNotRunnableHere) {
     return;
   }
   const GateCell& cell = GetParam();
-  gate::Options o;
-  o.ops = {cell.op};
-  o.targets = {cell.target};
-  o.dtypes = {cell.dtype};
-  o.classes = {cell.input_class};
-  o.isolate = false;
-  const auto results = gate::run(all_ops(), o);
+  const auto results = run_cell(cell);
   ASSERT_FALSE(results.empty());
   std::string names;
   for (const auto& r : results) {
