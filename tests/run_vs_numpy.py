@@ -3,6 +3,7 @@
 Usage: /usr/bin/python3 run_vs_numpy.py PATH/TO/npukit
 """
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -214,7 +215,13 @@ def main():
             ok = p.returncode == 2 and text in p.stderr and p.stderr.count("\n") == 1
             print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {p.returncode}: {p.stderr.strip()}")
             failures += not ok
-    print(f"{30 - failures} passed, {failures} failed")
+        # A failed write leaves no truncated file, and never removes a device (run as root).
+        p = subprocess.run([npukit, "run", "--op", "rms_norm", *good, "--out", "y=/dev/full"],
+                           capture_output=True, text=True, timeout=60)
+        ok = p.returncode == 2 and "/dev/full" in p.stderr and stat.S_ISCHR(os.stat("/dev/full").st_mode)
+        print(f"{'ok  ' if ok else 'FAIL'} --out y=/dev/full: exit {p.returncode}, /dev/full still a device: {p.stderr.strip()}")
+        failures += not ok
+    print(f"{31 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

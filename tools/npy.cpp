@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -384,7 +385,9 @@ void write(const std::string& path, const NpyArray& array) {
   ok = (std::fclose(f) == 0) && ok;  // fclose flushes: a full disk may only show here
   if (!ok) {
     // A truncated .npy would fail later with a less helpful message; leave nothing.
-    std::remove(path.c_str());
+    // Only a regular file: run as root, removing /dev/full would delete the device node.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) std::remove(path.c_str());
     fail(path, std::string("cannot write (") + std::strerror(err ? err : errno) + ")");
   }
 }
