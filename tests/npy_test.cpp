@@ -354,6 +354,15 @@ TEST(NpyErrors, MalformedHeaderNamesTheKey) {
   }
 }
 
+// Found by tests/fuzz/npy_fuzz.cpp: a key or dtype string holding a newline (or another
+// control byte) is echoed in the message, which must stay one line.
+TEST(NpyErrors, ControlBytesInEchoedStringsKeepOneLine) {
+  EXPECT_TRUE(OneLineWith(parse_error("{'descr\n': '<f4', 'fortran_order': False, 'shape': (1,)}"),
+                          "x.npy: malformed .npy header: unknown key 'descr?'"));
+  EXPECT_TRUE(OneLineWith(parse_error("{'descr': '<f\r\n4', 'fortran_order': False, 'shape': (1,)}"),
+                          "x.npy: dtype '<f??4'"));
+}
+
 TEST(NpyErrors, UnsupportedVersionAndTruncatedHeader) {
   std::vector<uint8_t> v4 =
       make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", {0, 0, 0, 0});
