@@ -258,6 +258,16 @@ TEST(ArchSpec, MalformedYamlNamesLineAndColumn) {
             "edge.yaml: malformed YAML at line 2, column 12: illegal map value");
 }
 
+// Found by tests/fuzz/arch_spec_fuzz.cpp: a bad escape in a quoted scalar made yaml-cpp's
+// message end in the raw character (a newline, here a \x01), and a newline inside a quoted value
+// was echoed as it is; every message stays one line.
+TEST(ArchSpec, ControlCharactersInMessagesKeepOneLine) {
+  EXPECT_EQ(error_of("name: \"a\\\x01\"\n"),
+            "edge.yaml: malformed YAML at line 1, column 11: unknown escape character: ?");
+  EXPECT_EQ(error_of(with("clock_ghz: 1.0", "clock_ghz: \"fa\\nst\"")),
+            "edge.yaml: clock_ghz = \"fa?st\": must be a number");
+}
+
 double peak(const std::string& name, Dtype d) { return preset(name).peak_ops_per_second(d); }
 
 TEST(ArchPresets, AllLoadAndAreNamedAfterTheirFile) {

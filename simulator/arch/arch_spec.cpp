@@ -26,6 +26,16 @@ namespace npukit::sim {
 
 namespace {
 
+// Messages are one line: control bytes from the file (a newline inside a quoted scalar, in
+// a key, or in yaml-cpp's own message about a bad escape, found by
+// tests/fuzz/arch_spec_fuzz.cpp) become '?'.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return s;
+}
+
 const std::vector<std::pair<Dtype, const char*>> kDtypes = {
     {Dtype::int8, "int8"}, {Dtype::fp16, "fp16"}, {Dtype::bf16, "bf16"},
     {Dtype::fp32, "fp32"}, {Dtype::int32, "int32"}};
@@ -113,7 +123,7 @@ class Reader {
   explicit Reader(std::string origin) : origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
-    throw std::runtime_error(origin_ + ": " + path + ": " + rule);
+    throw std::runtime_error(one_line(origin_ + ": " + path + ": " + rule));
   }
   [[noreturn]] void fail(const std::string& path, const YAML::Node& value,
                          const std::string& rule, bool quote_text = true) const {
@@ -561,12 +571,12 @@ const DmaEngine* ArchSpec::find_dma(const std::string& n) const {
 }
 
 const DmaEngine& ArchSpec::dma_for(DmaDirection want) const {
-  if (dma.empty()) throw std::invalid_argument("arch " + name + ": no DMA engine to carry transfers");
+  if (dma.empty()) throw std::invalid_argument(one_line("arch " + name + ": no DMA engine to carry transfers"));
   const char* what = want == DmaDirection::in ? "loads (direction in or both)" : "stores (direction out or both)";
   for (const DmaEngine& e : dma)
     if (e.direction_given && (e.direction == want || e.direction == DmaDirection::both)) return e;
   for (const DmaEngine& e : dma)
-    if (e.direction_given) throw std::invalid_argument("arch " + name + ": no DMA engine carries " + what);
+    if (e.direction_given) throw std::invalid_argument(one_line("arch " + name + ": no DMA engine carries " + what));
   if (want == DmaDirection::out && dma.size() > 1) return dma[1];
   return dma[0];
 }
@@ -585,10 +595,9 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) throw std::runtime_error(origin + ": malformed YAML: " + e.msg);
-    throw std::runtime_error(origin + ": malformed YAML at line " +
-                             std::to_string(e.mark.line + 1) + ", column " +
-                             std::to_string(e.mark.column + 1) + ": " + e.msg);
+    if (e.mark.is_null()) throw std::runtime_error(one_line(origin + ": malformed YAML: " + e.msg));
+    throw std::runtime_error(one_line(origin + ": malformed YAML at line " + std::to_string(e.mark.line + 1) +
+                                      ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg));
   }
   const Reader r(origin);
   if (!root.IsDefined() || root.IsNull()) r.fail("(top level)", "empty document (expected a mapping with name, clock_ghz, cores, matrix, vector, buffers, dma, dram)");
