@@ -40,13 +40,10 @@ function(npukit_add_gpu_kernel KERNEL)
     if (NOT runtime)
       message(FATAL_ERROR "npukit_add_gpu_kernel(${KERNEL}): declare a CPU kernel first; its Halide runtime is the one every kernel shares")
     endif ()
-    add_halide_library(${lib} FROM npukit_generators
-                       GENERATOR ${ARG_GENERATOR}
-                       FUNCTION_NAME ${lib}
-                       TARGETS ${NPUKIT_GPU_TARGET_${api}}
-                       FEATURES user_context
-                       PARAMS ${params}
-                       USE_RUNTIME ${runtime})
+    npukit_halide_library(${lib} GENERATOR ${ARG_GENERATOR}
+                          TARGETS ${NPUKIT_GPU_TARGET_${api}}
+                          PARAMS ${params}
+                          USE_RUNTIME ${runtime})
     target_link_libraries(npukit_kernels INTERFACE ${lib})
     set_property(GLOBAL APPEND PROPERTY NPUKIT_GPU_KERNEL_LIBRARIES "${lib}:${api}")
     string(APPEND includes "#include \"${lib}.h\"\n")

@@ -21,6 +21,8 @@ set(NPUKIT_TIER_avx512 "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skyla
 set(NPUKIT_TIER_avx2 "x86-64-linux-sse41-avx-f16c-fma-avx2")
 set(NPUKIT_TIER_sse41 "x86-64-linux-sse41")
 
+include(NpukitPrebuiltKernels)
+
 add_library(npukit_kernels INTERFACE)
 target_include_directories(npukit_kernels INTERFACE ${CMAKE_BINARY_DIR}/kernels_include)
 
@@ -40,13 +42,10 @@ function(npukit_add_cpu_kernel KERNEL)
     if (runtime)
       set(use_runtime USE_RUNTIME ${runtime})
     endif ()
-    add_halide_library(${lib} FROM npukit_generators
-                       GENERATOR ${ARG_GENERATOR}
-                       FUNCTION_NAME ${lib}
-                       TARGETS ${NPUKIT_TIER_${tier}}
-                       FEATURES user_context
-                       PARAMS ${ARG_PARAMS} ${NPUKIT_TIER_PARAMS_${tier}}
-                       ${use_runtime})
+    npukit_halide_library(${lib} GENERATOR ${ARG_GENERATOR}
+                          TARGETS ${NPUKIT_TIER_${tier}}
+                          PARAMS ${ARG_PARAMS} ${NPUKIT_TIER_PARAMS_${tier}}
+                          ${use_runtime})
     if (NOT runtime)
       set_property(GLOBAL PROPERTY NPUKIT_HALIDE_RUNTIME ${lib}.runtime)
     endif ()

@@ -8,4 +8,4 @@ target_include_directories(npy_test PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/..
   ${CMAKE_CURRENT_LIST_DIR}/../include)
 target_link_libraries(npy_test PRIVATE GTest::gtest_main)
-gtest_discover_tests(npy_test)
+gtest_discover_tests(npy_test ${NPUKIT_SANITIZED_GTEST_FILTER})
