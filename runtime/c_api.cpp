@@ -46,10 +46,10 @@ npukit_status guarded(F&& f) {
     f();
     return NPUKIT_OK;
   } catch (const Error& e) {
-    last_error = e.what();
+    last_error = one_line(e.what());  // it may echo a caller's name or value
     return status_of(e.code());
   } catch (const std::exception& e) {
-    last_error = std::string("internal error: ") + e.what();
+    last_error = one_line(std::string("internal error: ") + e.what());
     return NPUKIT_INTERNAL;
   } catch (...) {
     last_error = "internal error: unknown exception";

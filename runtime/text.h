@@ -1,5 +1,5 @@
 // Small text helpers shared by the tools and reports: "a, b, c" lists of known names for
-// error messages, and XML escaping for the JUnit and SVG reports.
+// error messages, messages kept on one line, and XML escaping for the JUnit and SVG reports.
 #pragma once
 
 #include <string>
@@ -17,6 +17,16 @@ std::string join_names(const Range& items, Name name) {
 
 inline std::string join_names(const std::vector<std::string>& names) {
   return join_names(names, [](const std::string& n) { return n; });
+}
+
+// `s` with every control byte (a newline, a tab, \x01, DEL) as '?': a message that echoes
+// what a file or a caller gave (a key, a dtype, a tensor name) stays one line. Bytes from
+// 0x80 up (UTF-8 paths) stay. The fuzz targets found such echoes (tests/fuzz/).
+inline std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return s;
 }
 
 // `s` as XML character data or attribute text. XML 1.0 forbids most control characters

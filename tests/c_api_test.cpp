@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
@@ -217,6 +218,65 @@ TEST(CApi, HugeShapesNegativeRanksZeroSizesAndUnderflowsAreRefused) {
   EXPECT_EQ(npukit_run("rms_norm", "cpu", ok, 3, tiny, 1), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(),
                "rms_norm: parameter eps=1e-400: underflows (nonzero but below the smallest normal double, 2.2e-308)");
+}
+
+// Found by tests/fuzz/c_api_fuzz.cpp (UBSan): a C host may store any int32 in
+// DLDevice::device_type; the kit read it as the C++ enum, which is undefined for a value
+// outside the enumerators. Now an unknown device is refused by its number, on both paths.
+TEST(CApi, AnUnknownDeviceTypeNumberIsRefused) {
+  std::vector<float> x(8), w(8), y(8);
+  std::vector<int64_t> xs{1, 8}, ws{8};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const int32_t unknown = 99;
+  static_assert(sizeof tx.device.device_type == sizeof unknown);
+  std::memcpy(&tx.device.device_type, &unknown, sizeof unknown);  // what a C host's store leaves
+  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", tensors, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("tensor x: device type 99:"), std::string::npos) << npukit_last_error();
+  npukit_op* op = npukit_op_create("rms_norm", "cpu", nullptr, 0);
+  ASSERT_NE(op, nullptr) << npukit_last_error();
+  const DLTensor* positional[] = {&tx, &tw, &ty};
+  EXPECT_EQ(npukit_op_run_positional(op, positional, 3), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("tensor x: device type 99:"), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(op);
+}
+
+// Found by tests/fuzz/c_api_fuzz.cpp: a caller's tensor or parameter name holding a
+// newline was echoed into npukit_last_error(), which must stay one line.
+TEST(CApi, EchoedNamesKeepTheMessageOnOneLine) {
+  std::vector<float> x(8), w(8), y(8);
+  std::vector<int64_t> xs{1, 8}, ws{8};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x\n", &tx}, {"weight", &tw}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("'x?'"), std::string::npos) << npukit_last_error();
+  const npukit_tensor good[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  const npukit_param params[] = {{"eps\r\n", "1"}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", good, 3, params, 1), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("eps??"), std::string::npos) << npukit_last_error();
+}
+
+// Found by tests/fuzz/c_api_fuzz.cpp (UBSan): rope's positions at an odd byte offset were
+// read on the host as misaligned int32. A misaligned tensor is refused on both paths.
+TEST(CApi, MisalignedDataIsRefused) {
+  std::vector<float> x(2 * 8), y(2 * 8);
+  std::vector<int32_t> pos(4);
+  std::vector<int64_t> xs{2, 1, 8}, ts{2};
+  DLTensor tx = f32_tensor(x.data(), xs), ty = f32_tensor(y.data(), xs), tp = f32_tensor(nullptr, ts);
+  tp.data = pos.data();
+  tp.dtype = {kDLInt, 32, 1};
+  tp.byte_offset = 2;
+  const npukit_tensor tensors[] = {{"x", &tx}, {"positions", &tp}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rope", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("tensor positions: data (with its byte offset) is not a multiple of 4"),
+            std::string::npos)
+      << npukit_last_error();
+  npukit_op* op = npukit_op_create("rope", "cpu", nullptr, 0);
+  ASSERT_NE(op, nullptr) << npukit_last_error();
+  const DLTensor* positional[] = {&tx, &tp, &ty};
+  EXPECT_EQ(npukit_op_run_positional(op, positional, 3), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find("is not a multiple of 4"), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(op);
 }
 
 TEST(CApi, ExportsOnlyItsOwnSymbols) {

@@ -13,6 +13,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "runtime/text.h"
+
 namespace npukit::npy {
 namespace {
 
@@ -28,15 +30,9 @@ constexpr const char* kHeaderRule =
     "a .npy header is a Python dict {'descr': str, 'fortran_order': bool, "
     "'shape': tuple of int}";
 
-// Keys and dtype strings from the header are echoed in messages: control bytes among them
-// (a newline in a key, found by tests/fuzz/npy_fuzz.cpp) become '?', so a message stays one
-// line.
+// Keys and dtype strings from the header are echoed in messages (runtime/text.h: one_line).
 [[noreturn]] void fail(const std::string& what, const std::string& msg) {
-  std::string line = what + ": " + msg;
-  for (char& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  throw std::runtime_error(line);
+  throw std::runtime_error(one_line(what + ": " + msg));
 }
 
 // The descr numpy writes for each DType; one-byte types have no byte order ('|').

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/text.h"
 #include "simulator/arch/dtype_bytes.h"
 
 #ifndef NPUKIT_ARCH_PRESET_DIR
@@ -25,16 +26,6 @@
 namespace npukit::sim {
 
 namespace {
-
-// Messages are one line: control bytes from the file (a newline inside a quoted scalar, in
-// a key, or in yaml-cpp's own message about a bad escape, found by
-// tests/fuzz/arch_spec_fuzz.cpp) become '?'.
-std::string one_line(std::string s) {
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return s;
-}
 
 const std::vector<std::pair<Dtype, const char*>> kDtypes = {
     {Dtype::int8, "int8"}, {Dtype::fp16, "fp16"}, {Dtype::bf16, "bf16"},
