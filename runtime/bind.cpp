@@ -1,6 +1,7 @@
 #include "runtime/bind.h"
 
 #include <climits>
+#include <cstdint>
 
 #include "runtime/error.h"
 #include "runtime/registry.h"
@@ -65,6 +66,16 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
   }
   // After the shape: a zero-size array's null data is reported as its zero dimension.
   if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
+  // The runtime reads some tensors on the host (RoPE positions, masks) as their element
+  // type, and the kernels assume that alignment too: a misaligned pointer (data +
+  // byte_offset from a C caller) would be undefined behaviour (found by
+  // tests/fuzz/c_api_fuzz.cpp: UBSan).
+  const size_t align = dtype_size(t.dtype);
+  if (reinterpret_cast<uintptr_t>(t.data) % align != 0) {
+    fail(Errc::invalid_argument, what + ": data (with its byte offset) is not a multiple of " +
+                                     std::to_string(align) + " bytes, the alignment of its dtype " +
+                                     std::string(dtype_name(t.dtype)));
+  }
 }
 
 void check_same_dtypes(const OpSpec& op, const TensorMap& tensors) {

@@ -1,8 +1,17 @@
 #include "runtime/dlpack_view.h"
 
+#include <cstring>
+
 #include "runtime/error.h"
 
 namespace npukit {
+
+int32_t device_type_code(const DLDevice& device) {
+  static_assert(sizeof(device.device_type) == sizeof(int32_t), "DLPack stores the device type as 4 bytes");
+  int32_t code = 0;
+  std::memcpy(&code, &device.device_type, sizeof code);
+  return code;
+}
 
 std::optional<DType> dtype_of(const DLDataType& t) {
   if (t.lanes != 1) return std::nullopt;
@@ -25,8 +34,9 @@ DLDataType dlpack_dtype(DType t) {
 TensorView view_of(const DLTensor* tensor, const std::string& name) {
   if (tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
   const DLTensor& t = *tensor;
-  if (t.device.device_type != kDLCPU && t.device.device_type != kDLCUDA) {
-    fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(t.device.device_type) +
+  const int32_t device = device_type_code(t.device);
+  if (device != kDLCPU && device != kDLCUDA) {
+    fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(device) +
                                 ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
   }
   if (t.ndim < 0) fail(Errc::invalid_argument, "tensor " + name + ": ndim = " + std::to_string(t.ndim) + " is negative");
@@ -41,7 +51,7 @@ TensorView view_of(const DLTensor* tensor, const std::string& name) {
                                      ", bits " + std::to_string(t.dtype.bits) + ") is not one npukit knows");
   }
   v.dtype = *dtype;
-  if (t.device.device_type == kDLCUDA) v.memory = TensorView::Memory::cuda;
+  if (device == kDLCUDA) v.memory = TensorView::Memory::cuda;
   v.data = t.data == nullptr ? nullptr : static_cast<char*>(t.data) + t.byte_offset;
   v.shape.assign(t.shape, t.shape + t.ndim);
   if (t.strides != nullptr) v.strides.assign(t.strides, t.strides + t.ndim);

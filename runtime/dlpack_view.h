@@ -4,12 +4,18 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include "runtime/tensor.h"
 
 namespace npukit {
+
+// The device type as the integer the caller stored. DLDeviceType is an enum without a
+// fixed underlying type, so a C host may store any int32 in it, and loading one outside the
+// enum's range as the enum is undefined behaviour in C++ (UBSan, tests/fuzz/c_api_fuzz.cpp).
+int32_t device_type_code(const DLDevice& device);
 
 // The npukit dtype of a DLPack dtype with lanes = 1, or nullopt.
 std::optional<DType> dtype_of(const DLDataType& t);

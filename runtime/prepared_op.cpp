@@ -207,8 +207,9 @@ bool PreparedOp::check(const DLTensor* const* tensors, Bound& b) const {
       if (s.optional) continue;
       return false;  // missing
     }
-    b.cuda[i] = t->device.device_type == kDLCUDA;
-    if (t->device.device_type != kDLCPU && !(b.cuda[i] && cuda_ok_)) return false;
+    const int32_t device = device_type_code(t->device);
+    b.cuda[i] = device == kDLCUDA;
+    if (device != kDLCPU && !(b.cuda[i] && cuda_ok_)) return false;
     const uint32_t code = dl_code(t->dtype);
     int k = 0;
     while (k < s.n_dtypes && s.dl_codes[k] != code) ++k;
@@ -225,6 +226,7 @@ bool PreparedOp::check(const DLTensor* const* tensors, Bound& b) const {
     }
     b.dtype[i] = dtype;
     b.lo[i] = static_cast<const char*>(t->data) + t->byte_offset;
+    if (reinterpret_cast<uintptr_t>(b.lo[i]) % dtype_size(dtype) != 0) return false;  // misaligned
     b.hi[i] = b.lo[i] + numel * static_cast<int64_t>(dtype_size(dtype));
     b.present |= 1u << i;
   }

@@ -88,6 +88,23 @@ TEST(Bind, ErrorsNameArgumentValueAndRule) {
   v["x"].strides = {1, 3};
   EXPECT_NE(error_of([&] { bind_call(op(), "cpu", v, {}); }).find("not C-contiguous"), std::string::npos);
 
+  // Found by tests/fuzz/c_api_fuzz.cpp: strides over dims whose product wraps int64 were
+  // checked with a signed overflow (UBSan) before the dims' ranges.
+  v = t.views();
+  v["x"].shape = {int64_t(1) << 31, (int64_t(1) << 32) + 1};
+  v["x"].strides = {(int64_t(1) << 32) + 1, 1};
+  EXPECT_EQ(error_of([&] { bind_call(op(), "cpu", v, {}); }),
+            "rms_norm: tensor x: dimension rows = 2147483648 must be in [1, 2147483647]");
+  v["x"].strides = {3, 1};
+  EXPECT_NE(error_of([&] { bind_call(op(), "cpu", v, {}); }).find("not C-contiguous"), std::string::npos);
+
+  // Found by tests/fuzz/c_api_fuzz.cpp (UBSan): a misaligned pointer was read as its dtype.
+  v = t.views();
+  v["x"].data = reinterpret_cast<char*>(t.x.data()) + 2;
+  EXPECT_EQ(error_of([&] { bind_call(op(), "cpu", v, {}); }),
+            "rms_norm: tensor x: data (with its byte offset) is not a multiple of 4 bytes, the alignment of its "
+            "dtype float32");
+
   v = t.views();
   v["y"].data = t.x.data();
   EXPECT_NE(error_of([&] { bind_call(op(), "cpu", v, {}); }).find("output y overlaps input x"), std::string::npos);
