@@ -132,6 +132,17 @@ TEST_F(Cli, UsageErrorsExitTwo) {
   expect_usage_error(npukit_cli("gate --op rms_norm --baseline " + path("x.npy")), "not JSON");
 }
 
+// Found by tests/fuzz/cli_fuzz.cpp: a newline inside an argument was echoed into the
+// error, which split it over two lines. What npukit prints is one line.
+TEST_F(Cli, ArgumentsWithNewlinesKeepTheErrorOnOneLine) {
+  const Result op = npukit_cli("run --op \"$(printf 'rms\\nnorm')\"");
+  EXPECT_EQ(op.code, 2) << op.out;
+  EXPECT_EQ(op.out.find('\n'), op.out.size() - 1) << op.out;
+  EXPECT_NE(op.out.find("'rms?norm'"), std::string::npos) << op.out;
+  const Result sub = npukit_cli("\"$(printf 'fro\\nb')\"");
+  EXPECT_EQ(sub.out, "npukit: unknown subcommand 'fro?b' (subcommands: gate, run, list, sim, tune)\n");
+}
+
 TEST_F(Cli, ListShowsOpsTargetsAndClasses) {
   const Result r = npukit_cli("list");
   ASSERT_EQ(r.code, 0) << r.out;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 #include "tools/commands.h"
 #ifndef NPUKIT_NO_SIMULATOR
 #include "simulator/analysis/npu_sim_kernels.h"
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
       known = known || sub->get_name() == argv[1];
     }
     if (!known) {
-      std::cerr << "npukit: unknown subcommand '" << argv[1] << "' (subcommands: " << names << ")\n";
+      std::cerr << npukit::one_line("npukit: unknown subcommand '" + std::string(argv[1]) + "' (subcommands: " + names + ")") << '\n';
       return 2;
     }
   }
@@ -45,11 +46,12 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   } catch (const npukit::Error& e) {
-    std::cerr << "npukit: " << e.what() << '\n';
+    // Messages echo the arguments: a newline in one must not split the line.
+    std::cerr << npukit::one_line(std::string("npukit: ") + e.what()) << '\n';
     if (e.code() == npukit::Errc::internal) return 3;
     return e.code() == npukit::Errc::kernel_failed ? 1 : 2;
   } catch (const std::exception& e) {
-    std::cerr << "npukit: " << e.what() << '\n';
+    std::cerr << npukit::one_line(std::string("npukit: ") + e.what()) << '\n';
     return 2;
   }
   return exit_code;
