@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what npukit needs from Debian's packages (only what is missing), then
-# configures and builds everything into build/. Idempotent: quick when all is present.
+# configures and builds everything into build/, and the sanitizer tree into build/sanitize/.
+# Idempotent: quick when all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,7 @@ packages=(
   python3-torch                # torch 1.13 eager, the anchor of bench/rope_vs_torch.py
   libtorch-dev                 # its headers: the PyTorch extension (runtime/torch/)
   pocl-opencl-icd ocl-icd-opencl-dev  # OpenCL on the CPU: CI gates the GPU schedules on it
+  clang-14 libclang-rt-14-dev  # the sanitizer tree: ASan, UBSan and libFuzzer (docs/reliability.md)
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -29,3 +31,11 @@ if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build build -j"$(nproc)"
+
+# The sanitizer tree: the kit's own code and its sanitized tests with ASan + UBSan, and the
+# fuzz targets, over build/'s kernels (cmake/NpukitSanitize.cmake, docs/reliability.md).
+if [ ! -f build/sanitize/CMakeCache.txt ]; then
+  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+        -DNPUKIT_SANITIZE=ON -DNPUKIT_PREBUILT_KERNELS="$PWD/build"
+fi
+cmake --build build/sanitize -j"$(nproc)"
