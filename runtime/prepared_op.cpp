@@ -140,7 +140,7 @@ PreparedOp::PreparedOp(const PreparedOp& base, const std::map<std::string, std::
 }
 
 PreparedOp::~PreparedOp() {
-  for (auto& slot : slots_idle_) delete slot.load();
+  for (IdleSlot& slot : slots_idle_) delete slot.scratch.load();
 }
 
 int PreparedOp::slot_of(const char* name) const {
@@ -273,8 +273,25 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
   s.fitted = true;
 }
 
+namespace {
+
+// This thread's first choice among an op's idle slots: threads are numbered as they first
+// run any prepared op, so up to kSlots concurrent callers each get a slot of their own.
+// Constant-initialized and initial-exec, so that reading it is one load (no TLS init call).
+thread_local size_t home_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+
+size_t home_slot(size_t slots) {
+  static std::atomic<size_t> next{0};
+  if (home_plus_one == 0) home_plus_one = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  return (home_plus_one - 1) % slots;
+}
+
+}  // namespace
+
 std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
-  for (auto& slot : slots_idle_) {
+  const size_t home = home_slot(kSlots);
+  for (size_t i = 0; i < kSlots; ++i) {
+    std::atomic<Scratch*>& slot = slots_idle_[(home + i) % kSlots].scratch;
     if (slot.load(std::memory_order_relaxed) == nullptr) continue;
     if (Scratch* s = slot.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<Scratch>(s);
   }
@@ -297,7 +314,9 @@ std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
 }
 
 void PreparedOp::release(std::unique_ptr<Scratch> s) const {
-  for (auto& slot : slots_idle_) {
+  const size_t home = home_slot(kSlots);
+  for (size_t i = 0; i < kSlots; ++i) {
+    std::atomic<Scratch*>& slot = slots_idle_[(home + i) % kSlots].scratch;
     Scratch* empty = nullptr;
     if (slot.load(std::memory_order_relaxed) == nullptr &&
         slot.compare_exchange_strong(empty, s.get(), std::memory_order_release, std::memory_order_relaxed)) {
