@@ -6,6 +6,7 @@
 #include "runtime/bind.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
+#include "runtime/gpu_device.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
 
@@ -52,6 +53,9 @@ struct PreparedOp::Scratch {
   uint64_t generation = 0;
   TensorView* views[kMaxTensors] = {};
   int64_t* dims[kMaxDims] = {};  // nullptr: bound by no present tensor
+  // Host copies of CUDA tensors the op reads on the host (bind_call's stage_host_data); a
+  // vector keeps its capacity, so a steady state allocates nothing.
+  std::vector<char> host_copy[kMaxTensors];
 };
 
 class PreparedOp::Lease {
@@ -88,6 +92,7 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
     slot.output = s.role == TensorSpec::Role::output;
     slot.inout = s.role == TensorSpec::Role::inout;
     slot.optional = s.optional;
+    slot.host_data = s.host_data;
     if (!s.same_dtype_as.empty()) slot.same_as = index_of(op, s.same_dtype_as);
     // bind_call's output_dtype, decided here where the parameters make it fixed.
     if (!s.dtype_param.empty()) {
@@ -348,6 +353,13 @@ void PreparedOp::run(const DLTensor* const* tensors) const {
     // check() accepted only compact strides: the view's are implied.
     if (!v.strides.empty()) v.strides.clear();
     v.memory = b.cuda[i] ? TensorView::Memory::cuda : TensorView::Memory::host;
+    if (b.cuda[i] && slots_[i].host_data) {
+      std::vector<char>& copy = s.host_copy[i];
+      copy.resize(static_cast<size_t>(b.hi[i] - b.lo[i]));
+      cuda_copy_to_host(copy.data(), b.lo[i], copy.size(), op_.name, op_.tensors[i].name);
+      v.data = copy.data();
+      v.memory = TensorView::Memory::host;
+    }
   }
   for (size_t d = 0; d < dim_names_.size(); ++d) {
     if (s.dims[d] != nullptr) *s.dims[d] = b.dims[d];

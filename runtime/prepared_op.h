@@ -69,6 +69,7 @@ class PreparedOp {
     uint8_t dims[kMaxRank] = {};  // dimension ids, outermost first
     uint32_t overlap_mask = 0;    // the slots that are read, other than this one (outputs, inout)
     bool read = false, output = false, inout = false, optional = false;
+    bool host_data = false;  // TensorSpec::host_data
   };
   struct Constant {
     DType dtype;

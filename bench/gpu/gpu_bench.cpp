@@ -92,12 +92,14 @@ void fill(std::vector<uint8_t>& b, DType t, int32_t int_base) {
 
 Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
   Tensors t;
-  auto add = [&](const std::string& name, DType dtype, std::vector<int64_t> shape, bool input) {
+  // host_data tensors (positions) stay on the host, as a framework that knows them keeps
+  // them: from device memory each call would copy them back and wait for the device.
+  auto add = [&](const std::string& name, DType dtype, std::vector<int64_t> shape, bool input, bool host_data) {
     TensorView v{nullptr, dtype, std::move(shape), {}};
     auto& h = t.host.emplace_back(static_cast<size_t>(v.numel()) * dtype_size(dtype));
     if (input) fill(h, dtype, c.int_base);
     v.data = h.data();
-    if (cuda && op.cuda_tensors) {
+    if (cuda && op.cuda_tensors && !host_data) {
       void* d = cuda->alloc(h.size());
       cuda->upload(d, h.data(), h.size());
       t.device.push_back(d);
@@ -111,13 +113,13 @@ Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
     if (!s.read() || s.optional) continue;
     const DType dtype = std::find(s.dtypes.begin(), s.dtypes.end(), c.dtype) != s.dtypes.end() ? c.dtype : s.dtypes.at(0);
     std::vector<int64_t> shape = shape_of(s, c.dims);
-    add(s.name, dtype, shape, true);
+    add(s.name, dtype, shape, true, s.host_data);
     inputs[s.name] = TensorView{t.host.back().data(), dtype, shape, {}};
     t.bytes += static_cast<double>(t.host.back().size()) * (s.written() ? 2 : 1);
   }
   for (const auto& [name, info] : infer_outputs(op, inputs, c.params)) {
     if (info.in_place) continue;
-    add(name, info.dtype, info.shape, false);
+    add(name, info.dtype, info.shape, false, false);
     t.bytes += static_cast<double>(t.host.back().size());
   }
   return t;
