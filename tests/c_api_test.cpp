@@ -253,37 +253,48 @@ TEST(CApi, HugeShapesNegativeRanksZeroSizesAndUnderflowsAreRefused) {
                "rms_norm: parameter eps=1e-400: underflows (nonzero but below the smallest normal double, 2.2e-308)");
 }
 
+// One rms_norm row of 8 and its DLTensors, for the refusal tests below.
+struct RmsNormRow {
+  std::vector<float> x = std::vector<float>(8), w = std::vector<float>(8), y = std::vector<float>(8);
+  std::vector<int64_t> xs{1, 8}, ws{8};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+};
+
+// `op` on cpu refuses these tensors with `status` and a message containing `part`, by name
+// (npukit_run) and by position (a prepared op's fast path).
+void expect_refused_both_ways(const char* op, const std::vector<npukit_tensor>& tensors, npukit_status status,
+                              const std::string& part) {
+  EXPECT_EQ(npukit_run(op, "cpu", tensors.data(), tensors.size(), nullptr, 0), status);
+  EXPECT_NE(std::string(npukit_last_error()).find(part), std::string::npos) << npukit_last_error();
+  npukit_op* prepared = npukit_op_create(op, "cpu", nullptr, 0);
+  ASSERT_NE(prepared, nullptr) << npukit_last_error();
+  std::vector<const DLTensor*> positional;
+  for (const npukit_tensor& t : tensors) positional.push_back(t.tensor);
+  EXPECT_EQ(npukit_op_run_positional(prepared, positional.data(), positional.size()), status);
+  EXPECT_NE(std::string(npukit_last_error()).find(part), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(prepared);
+}
+
 // Found by tests/fuzz/c_api_fuzz.cpp (UBSan): a C host may store any int32 in
 // DLDevice::device_type; the kit read it as the C++ enum, which is undefined for a value
 // outside the enumerators. Now an unknown device is refused by its number, on both paths.
 TEST(CApi, AnUnknownDeviceTypeNumberIsRefused) {
-  std::vector<float> x(8), w(8), y(8);
-  std::vector<int64_t> xs{1, 8}, ws{8};
-  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  RmsNormRow r;
   const int32_t unknown = 99;
-  static_assert(sizeof tx.device.device_type == sizeof unknown);
-  std::memcpy(&tx.device.device_type, &unknown, sizeof unknown);  // what a C host's store leaves
-  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
-  EXPECT_EQ(npukit_run("rms_norm", "cpu", tensors, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
-  EXPECT_NE(std::string(npukit_last_error()).find("tensor x: device type 99:"), std::string::npos) << npukit_last_error();
-  npukit_op* op = npukit_op_create("rms_norm", "cpu", nullptr, 0);
-  ASSERT_NE(op, nullptr) << npukit_last_error();
-  const DLTensor* positional[] = {&tx, &tw, &ty};
-  EXPECT_EQ(npukit_op_run_positional(op, positional, 3), NPUKIT_UNSUPPORTED);
-  EXPECT_NE(std::string(npukit_last_error()).find("tensor x: device type 99:"), std::string::npos) << npukit_last_error();
-  npukit_op_destroy(op);
+  static_assert(sizeof r.tx.device.device_type == sizeof unknown);
+  std::memcpy(&r.tx.device.device_type, &unknown, sizeof unknown);  // what a C host's store leaves
+  expect_refused_both_ways("rms_norm", {{"x", &r.tx}, {"weight", &r.tw}, {"y", &r.ty}}, NPUKIT_UNSUPPORTED,
+                           "tensor x: device type 99:");
 }
 
 // Found by tests/fuzz/c_api_fuzz.cpp: a caller's tensor or parameter name holding a
 // newline was echoed into npukit_last_error(), which must stay one line.
 TEST(CApi, EchoedNamesKeepTheMessageOnOneLine) {
-  std::vector<float> x(8), w(8), y(8);
-  std::vector<int64_t> xs{1, 8}, ws{8};
-  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
-  const npukit_tensor tensors[] = {{"x\n", &tx}, {"weight", &tw}, {"y", &ty}};
+  RmsNormRow r;
+  const npukit_tensor tensors[] = {{"x\n", &r.tx}, {"weight", &r.tw}, {"y", &r.ty}};
   EXPECT_EQ(npukit_run("rms_norm", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
   EXPECT_NE(std::string(npukit_last_error()).find("'x?'"), std::string::npos) << npukit_last_error();
-  const npukit_tensor good[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  const npukit_tensor good[] = {{"x", &r.tx}, {"weight", &r.tw}, {"y", &r.ty}};
   const npukit_param params[] = {{"eps\r\n", "1"}};
   EXPECT_EQ(npukit_run("rms_norm", "cpu", good, 3, params, 1), NPUKIT_INVALID_ARGUMENT);
   EXPECT_NE(std::string(npukit_last_error()).find("eps??"), std::string::npos) << npukit_last_error();
@@ -299,17 +310,8 @@ TEST(CApi, MisalignedDataIsRefused) {
   tp.data = pos.data();
   tp.dtype = {kDLInt, 32, 1};
   tp.byte_offset = 2;
-  const npukit_tensor tensors[] = {{"x", &tx}, {"positions", &tp}, {"y", &ty}};
-  EXPECT_EQ(npukit_run("rope", "cpu", tensors, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(npukit_last_error()).find("tensor positions: data (with its byte offset) is not a multiple of 4"),
-            std::string::npos)
-      << npukit_last_error();
-  npukit_op* op = npukit_op_create("rope", "cpu", nullptr, 0);
-  ASSERT_NE(op, nullptr) << npukit_last_error();
-  const DLTensor* positional[] = {&tx, &tp, &ty};
-  EXPECT_EQ(npukit_op_run_positional(op, positional, 3), NPUKIT_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(npukit_last_error()).find("is not a multiple of 4"), std::string::npos) << npukit_last_error();
-  npukit_op_destroy(op);
+  expect_refused_both_ways("rope", {{"x", &tx}, {"positions", &tp}, {"y", &ty}}, NPUKIT_INVALID_ARGUMENT,
+                           "tensor positions: data (with its byte offset) is not a multiple of 4");
 }
 
 TEST(CApi, ExportsOnlyItsOwnSymbols) {
