@@ -238,24 +238,6 @@ struct LoadFinder : public IRVisitor {
   }
 };
 
-// Bindings changed for one look down a sub-nest and put back afterwards.
-class ScopedEnv {
- public:
-  explicit ScopedEnv(NestEnv& env) : env_(env) {}
-  ScopedEnv(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) env_.restore(*it);
-  }
-  void set(int slot, int64_t value) {
-    undo_.push_back(env_.save(slot));
-    env_.set(slot, value);
-  }
-
- private:
-  NestEnv& env_;
-  std::vector<NestEnv::Saved> undo_;
-};
-
 // A loop's key depends only on the loop, the nest's allocations and the outputs: built once
 // and kept for the next analysis of the nest (a sweep's every shape, the tuner's every
 // candidate). The entry holds the loop, so that its address names no other loop later.
@@ -389,14 +371,9 @@ class NestWalker {
         data_let_names_.erase(op->name);
         return;
       }
-      if (auto v = env_.eval(op->value)) {
-        const NestEnv::Saved saved = env_.save(env_.slot(op, op->name));
-        env_.set(saved.slot, *v);
-        walk(op->body);
-        env_.restore(saved);
-      } else {
-        walk(op->body);
-      }
+      NestEnv::Scope scope(env_);
+      if (auto v = env_.eval(op->value)) scope.set(env_.slot(op, op->name), *v);
+      walk(op->body);
     } else if (const auto* op = s.as<For>()) {
       walk_for(op);
     } else if (const auto* op = s.as<ProducerConsumer>()) {
@@ -544,9 +521,9 @@ class NestWalker {
   }
 
   // A copy nest: loops from the top down to the one store, with their bounds evaluated
-  // with every loop at `overrides` (default: its min).
+  // with every loop at its min, or the loop named `step` one past it.
   struct CopyShape {
-    std::vector<std::pair<std::string, int64_t>> loops;  // (name, extent), outermost first
+    std::vector<std::pair<const For*, int64_t>> loops;  // (loop, extent), outermost first
     int64_t lanes = 1;
     std::optional<int64_t> dram_index;  // element index of the DRAM side
     std::string dram;                   // the DRAM buffer
@@ -556,8 +533,8 @@ class NestWalker {
 
   // Descends `s` to the store into `dest`; `dram_is_store`: the DRAM side is the store
   // (an output), else the load from a buffer that is not allocated here (an input).
-  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, ScopedEnv& env,
-               const std::map<std::string, int64_t>& overrides, CopyShape& out) {
+  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, NestEnv::Scope& env,
+               const std::string* step, CopyShape& out) {
     if (!s.defined()) return false;
     if (const auto* op = s.as<LetStmt>()) {
       if (auto v = env_.eval(op->value)) {
@@ -565,26 +542,25 @@ class NestWalker {
       } else {
         out.data_lets.push_back(op->value);
       }
-      return descend(op->body, dest, dram_is_store, env, overrides, out);
+      return descend(op->body, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<For>()) {
       auto mn = env_.eval(op->min);
       auto ex = env_.eval(op->extent);
       if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
-      out.loops.emplace_back(op->name, std::max<int64_t>(0, *ex));
-      auto o = overrides.find(op->name);
-      env.set(env_.slot(op, op->name), o == overrides.end() ? *mn : *mn + o->second);
-      return descend(op->body, dest, dram_is_store, env, overrides, out);
+      out.loops.emplace_back(op, std::max<int64_t>(0, *ex));
+      env.set(env_.slot(op, op->name), step && op->name == *step ? *mn + 1 : *mn);
+      return descend(op->body, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<Block>()) {
-      return descend(op->first, dest, dram_is_store, env, overrides, out) ||
-             descend(op->rest, dest, dram_is_store, env, overrides, out);
+      return descend(op->first, dest, dram_is_store, env, step, out) ||
+             descend(op->rest, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<IfThenElse>()) {
       auto c = env_.eval(op->condition);
-      return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, overrides, out);
+      return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, step, out);
     }
-    if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, overrides, out);
+    if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, step, out);
     if (const auto* op = s.as<Store>()) {
       if (op->name != dest) return false;
       out.store = op;
@@ -610,17 +586,16 @@ class NestWalker {
     return false;
   }
 
-  CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store,
-                       const std::map<std::string, int64_t>& overrides = {}) {
-    ScopedEnv env(env_);
+  CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store, const std::string* step = nullptr) {
+    NestEnv::Scope env(env_);
     CopyShape c;
-    if (!descend(s, dest, dram_is_store, env, overrides, c)) fail("no store into " + dest + " in its copy");
+    if (!descend(s, dest, dram_is_store, env, step, c)) fail("no store into " + dest + " in its copy");
     return c;
   }
 
   // Elements stored into `dest` by `s`, over every path: a vectorized copy is a main loop
   // of whole vectors and a tail loop, both of which move bytes.
-  int64_t count_stores(const Stmt& s, const std::string& dest, ScopedEnv& env) {
+  int64_t count_stores(const Stmt& s, const std::string& dest, NestEnv::Scope& env) {
     if (!s.defined()) return 0;
     if (const auto* op = s.as<LetStmt>()) {
       if (auto v = env_.eval(op->value)) env.set(env_.slot(op, op->name), *v);
@@ -672,7 +647,7 @@ class NestWalker {
     const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
     if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
     const int64_t esize = c.store->value.type().bytes();
-    ScopedEnv env(env_);
+    NestEnv::Scope env(env_);
     const int64_t elements = count_stores(body, dest, env);
     if (elements == 0) return;
     // Rows: the loops around the innermost one. Contiguous rows: the innermost loop steps
@@ -681,12 +656,11 @@ class NestWalker {
     for (size_t i = 0; i + 1 < c.loops.size(); ++i) rows *= c.loops[i].second;
     int64_t row_elems = rows > 0 ? elements / rows : elements;
     if (!c.loops.empty()) {
-      const std::string inner = c.loops.back().first;
-      const CopyShape next = copy_shape(body, dest, out, {{inner, 1}});
+      const CopyShape next = copy_shape(body, dest, out, &c.loops.back().first->name);
       const int64_t delta = next.dram_index.value_or(0) - *c.dram_index;
       const bool contiguous = delta == c.lanes || c.loops.back().second <= 1;
       if (contiguous && c.loops.size() >= 2) {
-        const CopyShape outer = copy_shape(body, dest, out, {{c.loops[c.loops.size() - 2].first, 1}});
+        const CopyShape outer = copy_shape(body, dest, out, &c.loops[c.loops.size() - 2].first->name);
         stride = (outer.dram_index.value_or(0) - *c.dram_index) * esize;
       } else if (!contiguous) {
         row_elems = c.lanes;  // a strided gather: every vector is its own run
@@ -760,7 +734,8 @@ class NestWalker {
     CopyShape c = copy_shape(Stmt(op), m.func, true);
     int64_t extent[3] = {1, 1, 1};
     std::string names[3];
-    for (const auto& [name, ext] : c.loops) {
+    for (const auto& [loop, ext] : c.loops) {
+      const std::string& name = loop->name;
       const std::string v = loop_var(name);
       const int i = v == m.m_var ? 0 : v == m.n_var ? 1 : v == m.k_var ? 2 : -1;
       if (i < 0) fail("loop " + name + " of the matrix stage of " + m.func + " is none of its m, n, k loops");

@@ -26,21 +26,40 @@ class NestEnv {
   // The slot of a loop's or let's name, found once per node.
   int slot(const Halide::Internal::IRNode* node, const std::string& name);
   const SlotFrame& frame() const { return frame_; }
-  // A slot's binding, to be put back with `restore` (a let or loop of a sub-nest).
+  void set(int slot, std::optional<int64_t> v) { frame_.set(slot, v); }
+
+  // Bindings set for one look down a sub-nest and put back when the scope ends. Scopes
+  // nest (the innermost ends first), so one undo stack serves them all: the walk sets
+  // names per tile, and a stack of its own per scope was an allocation each time.
+  class Scope {
+   public:
+    explicit Scope(NestEnv& env) : env_(env), mark_(env.undo_.size()) {}
+    Scope(const Scope&) = delete;
+    ~Scope() {
+      for (; env_.undo_.size() > mark_; env_.undo_.pop_back()) {
+        const Saved& s = env_.undo_.back();
+        env_.frame_.values[s.slot] = s.value;
+        env_.frame_.known[s.slot] = s.known;
+      }
+    }
+    void set(int slot, int64_t value) {
+      env_.undo_.push_back({slot, env_.frame_.values[slot], env_.frame_.known[slot]});
+      env_.frame_.set(slot, value);
+    }
+
+   private:
+    NestEnv& env_;
+    size_t mark_;
+  };
+
+ private:
   struct Saved {
     int slot;
     int64_t value;
     char known;
   };
-  Saved save(int slot) const { return {slot, frame_.values[slot], frame_.known[slot]}; }
-  void restore(const Saved& s) {
-    frame_.values[s.slot] = s.value;
-    frame_.known[s.slot] = s.known;
-  }
-  void set(int slot, std::optional<int64_t> v) { frame_.set(slot, v); }
-
- private:
   SlotFrame frame_;
+  std::vector<Saved> undo_;
   std::unordered_map<const Halide::Internal::IRNode*, std::pair<Halide::Expr, IntProgram>> programs_;
   std::unordered_map<const Halide::Internal::IRNode*, int> slots_;
 };
