@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "runtime/error.h"
+#include "runtime/gpu_device.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
 
@@ -218,6 +219,26 @@ void bind_target(const OpSpec& op, const std::string& target, Call& call) {
   }
 }
 
+namespace {
+
+// The CUDA tensors the op reads on the host (TensorSpec::host_data), copied to host memory
+// the call keeps; their views then point there. bind_tensor has checked they are compact.
+void stage_host_data(const OpSpec& op, Call& call) {
+  for (const TensorSpec& s : op.tensors) {
+    if (!s.host_data) continue;
+    auto it = call.tensors.find(s.name);
+    if (it == call.tensors.end() || it->second.memory != TensorView::Memory::cuda) continue;
+    TensorView& v = it->second;
+    auto copy = std::make_shared<std::vector<char>>(static_cast<size_t>(v.numel()) * dtype_size(v.dtype));
+    cuda_copy_to_host(copy->data(), v.data, copy->size(), op.name, s.name);
+    v.data = copy->data();
+    v.memory = TensorView::Memory::host;
+    call.host_copies.push_back(std::move(copy));
+  }
+}
+
+}  // namespace
+
 Call bind_call(const OpSpec& op, const std::string& target,
                const TensorMap& tensors,
                const std::map<std::string, std::string>& params) {
@@ -266,6 +287,7 @@ Call bind_call(const OpSpec& op, const std::string& target,
     }
   }
   call.tensors = tensors;
+  stage_host_data(op, call);
   call.dims = std::move(b.dims);
   call.params = std::move(b.params);
   if (op.check) op.check(call);

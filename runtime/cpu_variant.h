@@ -13,7 +13,7 @@ namespace npukit {
 
 template <class Fn>
 struct CpuVariant {
-  const char* tier;
+  std::string_view tier;  // a view, so that the per-call comparisons measure no lengths
   const char* halide_target;
   Fn fn;
 };
@@ -21,7 +21,7 @@ struct CpuVariant {
 // The best tier this CPU runs, or exactly `forced` when it is not empty. A forced tier
 // that is absent or that this CPU cannot run is an error naming the missing features.
 template <class Fn, size_t N>
-const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], std::string_view kernel,
+const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], const char* kernel,
                                        std::string_view forced) {
   // Every call passes here: the success path allocates nothing (prepared ops promise that).
   for (const CpuVariant<Fn>& v : table) {

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <mutex>
 
 #include "HalideRuntimeCuda.h"
@@ -25,6 +26,7 @@ std::string dl_error() {
 // CUDA runtime API and frameworks (PyTorch) use, so that a kDLCUDA tensor they allocated
 // is valid in our kernels. Halide's default would create a context of its own.
 void* cuda_context = nullptr;
+void* cuda_library = nullptr;  // libcuda.so.1, once probe_cuda has loaded it
 
 extern "C" int npukit_cuda_acquire_context(void*, void** ctx, bool) {
   *ctx = cuda_context;
@@ -37,6 +39,7 @@ std::string probe_cuda() {
   // RTLD_GLOBAL: Halide's CUDA runtime looks its entry points up in the process first.
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (!lib) return "the CUDA driver library could not be loaded (" + dl_error() + ")";
+  cuda_library = lib;
   using InitFn = int (*)(unsigned);
   using CountFn = int (*)(int*);
   auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
@@ -99,6 +102,26 @@ void require_cuda_device() {
 void require_opencl_device() {
   static Probe p;
   require(p, probe_opencl, "OpenCL");
+}
+
+void cuda_copy_to_host(void* dst, const void* device_src, size_t bytes, std::string_view op, std::string_view tensor) {
+  auto what = [&] { return std::string(op) + ": copying CUDA tensor " + std::string(tensor) + " to the host"; };
+  require_cuda_device();
+  using PushFn = int (*)(void*);
+  using PopFn = int (*)(void**);
+  using CopyFn = int (*)(void*, uint64_t, size_t);
+  auto push = reinterpret_cast<PushFn>(dlsym(cuda_library, "cuCtxPushCurrent_v2"));
+  auto pop = reinterpret_cast<PopFn>(dlsym(cuda_library, "cuCtxPopCurrent_v2"));
+  auto copy = reinterpret_cast<CopyFn>(dlsym(cuda_library, "cuMemcpyDtoH_v2"));
+  if (!push || !pop || !copy) fail(Errc::unsupported, "libcuda.so.1 lacks cuCtxPushCurrent/cuCtxPopCurrent/cuMemcpyDtoH");
+  // In npukit's context (the device's primary one), whatever the calling thread has current.
+  if (const int rc = push(cuda_context); rc != 0) {
+    fail(Errc::kernel_failed, what() + ": cuCtxPushCurrent failed with CUresult " + std::to_string(rc));
+  }
+  const int rc = copy(dst, reinterpret_cast<uint64_t>(device_src), bytes);
+  void* popped = nullptr;
+  pop(&popped);
+  if (rc != 0) fail(Errc::kernel_failed, what() + ": cuMemcpyDtoH failed with CUresult " + std::to_string(rc));
 }
 
 void require_gpu_device(const std::string& family) {

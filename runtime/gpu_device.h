@@ -3,7 +3,9 @@
 // instead of a Halide runtime error deep inside the first kernel.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace npukit {
 
@@ -16,6 +18,11 @@ void require_cuda_device();
 // process that also links libHalide (LLVM 14), PoCL's compiler (LLVM 15) would otherwise
 // bind to the wrong LLVM and crash on a cold cache. Throws Errc::unsupported otherwise.
 void require_opencl_device();
+
+// Copies `bytes` of CUDA device memory to the host, synchronously, in the context npukit's
+// kernels use: for the few tensor values a call reads on the host (attention's positions).
+// An error names the op and the tensor.
+void cuda_copy_to_host(void* dst, const void* device_src, size_t bytes, std::string_view op, std::string_view tensor);
 
 // The check for a GPU family ("gpu-cuda", "gpu-opencl").
 void require_gpu_device(const std::string& family);

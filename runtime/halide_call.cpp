@@ -72,10 +72,10 @@ void install_halide_handlers() {
   (void)installed;
 }
 
-void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, const char* variant) {
+void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, std::string_view variant) {
   if (status == 0) return;
   std::string msg = ctx.error.empty() ? "no message from the Halide runtime" : ctx.error;
-  const std::string name = variant ? std::string(kernel) + " (" + variant + ")" : std::string(kernel);
+  const std::string name = variant.empty() ? std::string(kernel) : std::string(kernel) + " (" + std::string(variant) + ")";
   fail(Errc::kernel_failed, name + " failed (Halide status " + std::to_string(status) + "): " + msg);
 }
 

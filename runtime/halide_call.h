@@ -46,7 +46,7 @@ void install_halide_handlers();
 
 // Throws Errc::kernel_failed naming the kernel (and its tier or family, when given) when
 // `status` is nonzero; the name is put together only then.
-void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, const char* variant = nullptr);
+void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, std::string_view variant = {});
 
 // Calls the best tier of `table` this CPU runs (or `tier`), with a fresh error context as
 // the user_context and `args` after it; a Halide error becomes npukit::Error.

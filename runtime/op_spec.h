@@ -35,6 +35,9 @@ struct TensorSpec {
   std::string same_dtype_as;      // another tensor whose dtype this one must share
   bool optional = false;          // an input the op can do without
   std::string dtype_param;        // an output whose dtype a choice parameter names ("out")
+  // Its values are read on the host (by check() or as a kernel's scalar argument): on
+  // gpu-cuda a CUDA device tensor is copied to the host for the call (attention's positions).
+  bool host_data = false;
 
   bool read() const { return role != Role::output; }      // the caller passes it with the inputs
   bool written() const { return role != Role::input; }    // the kernel writes it
@@ -83,6 +86,9 @@ struct Call {
   DimMap dims;
   const PackedConstants* packed = nullptr;  // a prepared op's constants, by tensor name
   TensorSlots slots;                        // set by a prepared op; none: look names up in `tensors`
+  // Host copies of the CUDA tensors the op reads on the host (TensorSpec::host_data): their
+  // views in `tensors` point here. Shared, so that a copy of the Call stays valid.
+  std::vector<std::shared_ptr<const std::vector<char>>> host_copies;
 
   const TensorView& tensor(std::string_view name) const;
   int64_t dim(std::string_view name) const;
@@ -107,8 +113,9 @@ struct OpSpec {
   std::function<void(const Call&)> check;
   std::map<std::string, KernelFn> kernels;  // by target family: "cpu", "gpu-opencl", ...
   std::vector<std::string> cpu_tiers;       // the tiers its CPU kernels ship, best first
-  // Its gpu-cuda kernel takes CUDA device tensors without copies: neither its check nor its
-  // kernel reads tensor data on the host (packing weights, checking positions).
+  // Its gpu-cuda kernel takes CUDA device tensors without copies: its check and its kernel
+  // read no tensor data on the host (packing weights), other than the tensors marked
+  // host_data, which are copied to the host (a few bytes: positions).
   bool cuda_tensors = false;
   // Inputs a prepared op may hold constant (weights), each with the packing step the kernel
   // would otherwise repeat on every call; it gets a tensor already checked against its spec.

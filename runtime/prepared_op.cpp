@@ -6,6 +6,7 @@
 #include "runtime/bind.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
+#include "runtime/gpu_device.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
 
@@ -52,6 +53,9 @@ struct PreparedOp::Scratch {
   uint64_t generation = 0;
   TensorView* views[kMaxTensors] = {};
   int64_t* dims[kMaxDims] = {};  // nullptr: bound by no present tensor
+  // Host copies of CUDA tensors the op reads on the host (bind_call's stage_host_data); a
+  // vector keeps its capacity, so a steady state allocates nothing.
+  std::vector<char> host_copy[kMaxTensors];
 };
 
 class PreparedOp::Lease {
@@ -88,6 +92,7 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
     slot.output = s.role == TensorSpec::Role::output;
     slot.inout = s.role == TensorSpec::Role::inout;
     slot.optional = s.optional;
+    slot.host_data = s.host_data;
     if (!s.same_dtype_as.empty()) slot.same_as = index_of(op, s.same_dtype_as);
     // bind_call's output_dtype, decided here where the parameters make it fixed.
     if (!s.dtype_param.empty()) {
@@ -140,7 +145,7 @@ PreparedOp::PreparedOp(const PreparedOp& base, const std::map<std::string, std::
 }
 
 PreparedOp::~PreparedOp() {
-  for (auto& slot : slots_idle_) delete slot.load();
+  for (IdleSlot& slot : slots_idle_) delete slot.scratch.load();
 }
 
 int PreparedOp::slot_of(const char* name) const {
@@ -273,8 +278,25 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
   s.fitted = true;
 }
 
+namespace {
+
+// This thread's first choice among an op's idle slots: threads are numbered as they first
+// run any prepared op, so up to kSlots concurrent callers each get a slot of their own.
+// Constant-initialized and initial-exec, so that reading it is one load (no TLS init call).
+thread_local size_t home_plus_one __attribute__((tls_model("initial-exec"))) = 0;
+
+size_t home_slot(size_t slots) {
+  static std::atomic<size_t> next{0};
+  if (home_plus_one == 0) home_plus_one = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  return (home_plus_one - 1) % slots;
+}
+
+}  // namespace
+
 std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
-  for (auto& slot : slots_idle_) {
+  const size_t home = home_slot(kSlots);
+  for (size_t i = 0; i < kSlots; ++i) {
+    std::atomic<Scratch*>& slot = slots_idle_[(home + i) % kSlots].scratch;
     if (slot.load(std::memory_order_relaxed) == nullptr) continue;
     if (Scratch* s = slot.exchange(nullptr, std::memory_order_acquire)) return std::unique_ptr<Scratch>(s);
   }
@@ -297,7 +319,9 @@ std::unique_ptr<PreparedOp::Scratch> PreparedOp::acquire() const {
 }
 
 void PreparedOp::release(std::unique_ptr<Scratch> s) const {
-  for (auto& slot : slots_idle_) {
+  const size_t home = home_slot(kSlots);
+  for (size_t i = 0; i < kSlots; ++i) {
+    std::atomic<Scratch*>& slot = slots_idle_[(home + i) % kSlots].scratch;
     Scratch* empty = nullptr;
     if (slot.load(std::memory_order_relaxed) == nullptr &&
         slot.compare_exchange_strong(empty, s.get(), std::memory_order_release, std::memory_order_relaxed)) {
@@ -329,6 +353,13 @@ void PreparedOp::run(const DLTensor* const* tensors) const {
     // check() accepted only compact strides: the view's are implied.
     if (!v.strides.empty()) v.strides.clear();
     v.memory = b.cuda[i] ? TensorView::Memory::cuda : TensorView::Memory::host;
+    if (b.cuda[i] && slots_[i].host_data) {
+      std::vector<char>& copy = s.host_copy[i];
+      copy.resize(static_cast<size_t>(b.hi[i] - b.lo[i]));
+      cuda_copy_to_host(copy.data(), b.lo[i], copy.size(), op_.name, op_.tensors[i].name);
+      v.data = copy.data();
+      v.memory = TensorView::Memory::host;
+    }
   }
   for (size_t d = 0; d < dim_names_.size(); ++d) {
     if (s.dims[d] != nullptr) *s.dims[d] = b.dims[d];

@@ -128,6 +128,39 @@ TEST(CApi, RunsOnGpuTargets) {
   }
 }
 
+// attention takes CUDA tensors on gpu-cuda, its positions among them: those are read on the
+// host (check() and the decode kernel's scalar), so they are copied there first, never read
+// through the device pointer. Without a CUDA driver that copy is where the call stops.
+TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
+  // Device pointers that are not host memory: dereferencing any of them would crash.
+  auto device = [](uintptr_t address, std::vector<int64_t>& shape, DLDataType dtype) {
+    DLTensor t{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()), dtype,
+               shape.data(), nullptr, 0};
+    return t;
+  };
+  std::vector<int64_t> qs{1, 4, 8}, cs{2, 16, 8}, ps{1};
+  const DLDataType f32{kDLFloat, 32, 1}, i32{kDLInt, 32, 1};
+  DLTensor q = device(0x10000, qs, f32), k = device(0x20000, cs, f32), v = device(0x30000, cs, f32),
+           p = device(0x40000, ps, i32), o = device(0x50000, qs, f32);
+  const npukit_tensor tensors[] = {{"q", &q}, {"k_cache", &k}, {"v_cache", &v}, {"positions", &p}, {"o", &o}};
+  const bool has_driver = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) dlclose(lib);
+    return lib != nullptr;
+  }();
+  if (has_driver) GTEST_SKIP() << "not runnable here: a CUDA driver is present, and these fake device pointers would reach it (bench/gpu/run_device.sh runs real ones)";
+  EXPECT_EQ(npukit_run("attention", "gpu-cuda", tensors, 5, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+  npukit_op* op = npukit_op_create("attention", "gpu-cuda", nullptr, 0);
+  ASSERT_NE(op, nullptr) << npukit_last_error();
+  EXPECT_EQ(npukit_op_run(op, tensors, 5), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(op);
+  // Another target still refuses them, naming the tensor.
+  EXPECT_EQ(npukit_run("attention", "gpu-opencl", tensors, 5, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("target 'gpu-opencl' takes host tensors only"), std::string::npos);
+}
+
 TEST(CApi, ListsOps) {
   ASSERT_GE(npukit_op_count(), 3u);
   EXPECT_STREQ(npukit_op_name(0), "rms_norm");

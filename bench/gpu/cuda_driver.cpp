@@ -50,6 +50,11 @@ void CudaDriver::upload(void* dst, const void* src, size_t bytes) {
         "cuMemcpyHtoD");
 }
 
+void CudaDriver::download(void* dst, const void* src, size_t bytes) {
+  check(sym<int (*)(void*, uint64_t, size_t)>("cuMemcpyDtoH_v2")(dst, reinterpret_cast<uint64_t>(src), bytes),
+        "cuMemcpyDtoH");
+}
+
 void CudaDriver::copy(void* dst, const void* src, size_t bytes) {
   check(sym<int (*)(uint64_t, uint64_t, size_t)>("cuMemcpyDtoD_v2")(reinterpret_cast<uint64_t>(dst),
                                                                      reinterpret_cast<uint64_t>(src), bytes),

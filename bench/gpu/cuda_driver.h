@@ -19,6 +19,7 @@ class CudaDriver {
   void* alloc(size_t bytes);
   void free(void* p);
   void upload(void* dst, const void* src, size_t bytes);
+  void download(void* dst, const void* src, size_t bytes);
   void copy(void* dst, const void* src, size_t bytes);  // device to device
   // Milliseconds that `n` calls of `fn` take on the device (null-stream events around them).
   template <class Fn>

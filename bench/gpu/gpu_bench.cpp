@@ -3,7 +3,9 @@
 // must move and as a ratio to the device-to-device copy bandwidth (cuMemcpyDtoD, read +
 // write bytes) measured in the same run. Ops that take CUDA tensors run on device memory
 // (no transfers in the timing); the others on host tensors, marked as including the copies.
-// Links no libHalide and no CUDA library (the driver is loaded with dlopen).
+// int8_gemm rows also time cuBLASLt's int8 GEMM on device copies of the same a and w, and
+// check that its int32 result equals npukit's bit for bit.
+// Links no libHalide and no CUDA library (the driver and cuBLASLt are loaded with dlopen).
 //
 // usage: gpu_bench [--dry-run] [--json FILE] [--iters N]
 //   --dry-run: build and validate every case on the host, write the summary, touch no GPU.
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/cublaslt.h"
 #include "bench/gpu/cuda_driver.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
@@ -89,12 +92,14 @@ void fill(std::vector<uint8_t>& b, DType t, int32_t int_base) {
 
 Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
   Tensors t;
-  auto add = [&](const std::string& name, DType dtype, std::vector<int64_t> shape, bool input) {
+  // host_data tensors (positions) stay on the host, as a framework that knows them keeps
+  // them: from device memory each call would copy them back and wait for the device.
+  auto add = [&](const std::string& name, DType dtype, std::vector<int64_t> shape, bool input, bool host_data) {
     TensorView v{nullptr, dtype, std::move(shape), {}};
     auto& h = t.host.emplace_back(static_cast<size_t>(v.numel()) * dtype_size(dtype));
     if (input) fill(h, dtype, c.int_base);
     v.data = h.data();
-    if (cuda && op.cuda_tensors) {
+    if (cuda && op.cuda_tensors && !host_data) {
       void* d = cuda->alloc(h.size());
       cuda->upload(d, h.data(), h.size());
       t.device.push_back(d);
@@ -108,13 +113,13 @@ Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
     if (!s.read() || s.optional) continue;
     const DType dtype = std::find(s.dtypes.begin(), s.dtypes.end(), c.dtype) != s.dtypes.end() ? c.dtype : s.dtypes.at(0);
     std::vector<int64_t> shape = shape_of(s, c.dims);
-    add(s.name, dtype, shape, true);
+    add(s.name, dtype, shape, true, s.host_data);
     inputs[s.name] = TensorView{t.host.back().data(), dtype, shape, {}};
     t.bytes += static_cast<double>(t.host.back().size()) * (s.written() ? 2 : 1);
   }
   for (const auto& [name, info] : infer_outputs(op, inputs, c.params)) {
     if (info.in_place) continue;
-    add(name, info.dtype, info.shape, false);
+    add(name, info.dtype, info.shape, false, false);
     t.bytes += static_cast<double>(t.host.back().size());
   }
   return t;
@@ -136,14 +141,42 @@ double copy_bandwidth(CudaDriver& cuda) {
   return best;
 }
 
+// cuBLASLt on device copies of the case's a and w: its time per call, and whether its y
+// equals npukit's (`y`, already computed on the host tensors).
+void time_cublaslt(CudaDriver& cuda, CublasLt& lt, const BenchCase& c, const Tensors& t, int iters, nlohmann::json& row) {
+  const TensorView &a = t.views.at("a"), &w = t.views.at("w"), &y = t.views.at("y");
+  const int64_t m = c.dims.at("M"), n = c.dims.at("N"), k = c.dims.at("K");
+  const size_t a_bytes = size_t(m * k), w_bytes = size_t(n * k), y_bytes = size_t(m * n) * sizeof(int32_t);
+  void* da = cuda.alloc(a_bytes);
+  void* dw = cuda.alloc(w_bytes);
+  void* dy = cuda.alloc(y_bytes);
+  cuda.upload(da, a.data, a_bytes);
+  cuda.upload(dw, w.data, w_bytes);
+  for (int i = 0; i < 3; ++i) lt.int8_gemm(da, dw, dy, m, n, k);
+  const double ms = cuda.time_ms(iters, [&] { lt.int8_gemm(da, dw, dy, m, n, k); }) / iters;
+  std::vector<int32_t> theirs(size_t(m * n));
+  cuda.download(theirs.data(), dy, y_bytes);
+  for (void* p : {da, dw, dy}) cuda.free(p);
+  row["cublaslt_us"] = ms * 1e3;
+  row["vs_cublaslt"] = ms * 1e3 / row["us"].get<double>();  // > 1: npukit is faster
+  row["matches_cublaslt"] = std::memcmp(theirs.data(), y.data, y_bytes) == 0;
+}
+
 int run(bool dry_run, const std::string& json_path, int iters) {
   std::unique_ptr<CudaDriver> cuda;
+  std::unique_ptr<CublasLt> cublaslt;
   nlohmann::json summary;
   summary["dry_run"] = dry_run;
   if (!dry_run) {
     cuda = std::make_unique<CudaDriver>();
     summary["device"] = cuda->device_name();
     summary["copy_GBps"] = copy_bandwidth(*cuda);
+    try {
+      cublaslt = std::make_unique<CublasLt>(*cuda);
+      summary["cublaslt"] = cublaslt->version();
+    } catch (const std::exception& e) {
+      summary["cublaslt_error"] = e.what();  // the int8_gemm rows then fail: no anchor
+    }
   }
   nlohmann::json rows = nlohmann::json::array();
   int failures = 0;
@@ -164,6 +197,11 @@ int run(bool dry_run, const std::string& json_path, int iters) {
         row["GBps"] = t.bytes / (ms * 1e-3) / 1e9;
         row["vs_copy"] = row["GBps"].get<double>() / summary["copy_GBps"].get<double>();
         if (!op.cuda_tensors) row["includes_host_copies"] = true;
+        if (c.op == "int8_gemm") {
+          if (!cublaslt) throw std::runtime_error("no cuBLASLt anchor: " + summary["cublaslt_error"].get<std::string>());
+          time_cublaslt(*cuda, *cublaslt, c, t, iters, row);
+          if (!row["matches_cublaslt"].get<bool>()) throw std::runtime_error("y differs from cuBLASLt's int32 result");
+        }
       }
       for (void* d : t.device) cuda->free(d);
     } catch (const std::exception& e) {

@@ -2,8 +2,9 @@
 # The GPU check on a machine with an NVIDIA GPU and its driver, without Halide or network:
 # gates every op on gpu-cuda with npukit-device (the kit's tool without the simulator, so
 # no libHalide/libLLVM), then benchmarks every op at decode and prefill shapes against the
-# device-to-device copy bandwidth of the same run (gpu_bench). One JSON summary goes to
-# $OUT/gpu_summary.json (or a fresh temporary folder when OUT is unset).
+# device-to-device copy bandwidth of the same run, and int8 GEMM against cuBLASLt (gpu_bench;
+# it loads libcublasLt from the machine's CUDA toolkit, CUDA_HOME or /usr/local/cuda). One
+# JSON summary goes to $OUT/gpu_summary.json (or a fresh temporary folder when OUT is unset).
 #
 # usage: run_device.sh [--dry-run] [BIN_DIR]
 #   BIN_DIR holds npukit-device and gpu_bench (default: the build tree, or this folder
@@ -25,6 +26,9 @@ if [ -z "$tool" ] || [ -z "$bench" ]; then
   exit 2
 fi
 if [ -d "$bin/lib" ]; then export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; fi
+# gpu_bench loads cuBLASLt (its int8 anchor) from the machine's CUDA toolkit: too big to travel.
+cuda_lib=${CUDA_HOME:-/usr/local/cuda}/lib64
+if [ -d "$cuda_lib" ]; then export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib"; fi
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 start=$(date +%s)

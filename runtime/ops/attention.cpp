@@ -95,13 +95,18 @@ OpSpec make_spec() {
   const std::vector<DType> floats = {DType::float32, DType::float16};
   TensorSpec mask{"mask", TensorSpec::Role::input, {"T", "S_max"}, {DType::float32}};
   mask.optional = true;
+  // Read on the host: check() keeps every position inside the cache, and decode passes its
+  // one position as a scalar. From a CUDA tensor, those T int32s are copied to the host.
+  TensorSpec positions{"positions", TensorSpec::Role::input, {"T"}, {DType::int32}};
+  positions.host_data = true;
   op.tensors = {{"q", TensorSpec::Role::input, {"T", "Hq", "Dh"}, floats},
                 {"k_cache", TensorSpec::Role::input, {"Hkv", "S_max", "Dh"}, floats, "q"},
                 {"v_cache", TensorSpec::Role::input, {"Hkv", "S_max", "Dh"}, floats, "q"},
-                {"positions", TensorSpec::Role::input, {"T"}, {DType::int32}},
+                positions,
                 mask,
                 {"o", TensorSpec::Role::output, {"T", "Hq", "Dh"}, floats, "q"}};
   op.check = check;
+  op.cuda_tensors = true;
   op.kernels = {{"cpu", attention_run<false>}, {"gpu-opencl", attention_run<true>}, {"gpu-cuda", attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   return op;
