@@ -55,6 +55,7 @@ std::string_view status_name(Status s) {
     case Status::mistrusted: return "MISTRUSTED";
     case Status::unsupported: return "UNSUPPORTED";
     case Status::crashed: return "CRASH";
+    case Status::nondeterministic: return "NONDETERMINISTIC";
   }
   return "?";
 }

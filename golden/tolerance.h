@@ -10,9 +10,16 @@
 
 namespace npukit::golden {
 
-enum class Status { pass, fail, mistrusted, unsupported, crashed };
+// nondeterministic: repeated runs of one call (npukit gate --repeat) gave different bytes.
+enum class Status { pass, fail, mistrusted, unsupported, crashed, nondeterministic };
 
-std::string_view status_name(Status s);  // "PASS", "FAIL", "MISTRUSTED", "UNSUPPORTED", "CRASH"
+// "PASS", "FAIL", "MISTRUSTED", "UNSUPPORTED", "CRASH", "NONDETERMINISTIC"
+std::string_view status_name(Status s);
+
+// A result that fails the gate (exit 1) without being a crash: FAIL, MISTRUSTED, NONDETERMINISTIC.
+inline bool is_failure(Status s) {
+  return s == Status::fail || s == Status::mistrusted || s == Status::nondeterministic;
+}
 
 struct Tolerance {
   double atol = 0, rtol = 0;          // a position mismatches when |a-e| > atol + rtol*|e|

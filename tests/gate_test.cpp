@@ -115,6 +115,46 @@ TEST(Gate, InOutTensorsAreCheckedAfterTheUpdate) {
   EXPECT_NE(r.front().error.find("in/out v_cache"), std::string::npos) << r.front().error;
 }
 
+// --repeat: every run must write the bytes of the first, on 1 and on 2 Halide threads.
+TEST(Gate, RepeatedRunsMustAgreeBitForBit) {
+  gate::Options o;
+  o.classes = {"normal"};
+  o.dtypes = {"float32"};
+  o.isolate = false;
+  o.repeat = 4;
+  // Real kernels, including one that updates in/out tensors (each repeat gets the caches back).
+  for (const OpSpec* op : {&rms_norm_spec(), &qkv_attention_spec()}) {
+    const auto r = gate::run({op}, o);
+    ASSERT_FALSE(r.empty());
+    for (const auto& c : r) EXPECT_EQ(c.status, golden::Status::pass) << op->name << ": " << c.summary;
+  }
+  // A kernel whose last bit depends on how often it ran: correct within tolerance every
+  // time, different on every second run.
+  const OpSpec flaky = doctored([](const Call& c) {
+    static int calls = 0;
+    real_kernel(c);
+    if (++calls % 2 == 0) {
+      uint32_t bits;
+      float* y = static_cast<float*>(c.tensor("y").data);
+      std::memcpy(&bits, y, 4);
+      bits ^= 1;
+      std::memcpy(y, &bits, 4);
+    }
+  });
+  const auto r = gate::run({&flaky}, o);
+  ASSERT_FALSE(r.empty());
+  for (const auto& c : r) {
+    EXPECT_EQ(c.status, golden::Status::nondeterministic);
+    EXPECT_EQ(c.summary, "run 2 of 4 (2 threads) differs from run 1 (1 thread) in y at element 0");
+    EXPECT_NE(c.repro.find(" --repeat 4"), std::string::npos) << c.repro;
+  }
+  EXPECT_EQ(gate::exit_code(r), 1);
+  EXPECT_EQ(golden::status_name(r.front().status), "NONDETERMINISTIC");
+  // Without --repeat the same kernel passes: one run cannot see it.
+  o.repeat = 1;
+  for (const auto& c : gate::run({&flaky}, o)) EXPECT_EQ(c.status, golden::Status::pass);
+}
+
 TEST(Gate, CrashingKernelIsIsolatedAndReported) {
   const auto r = gate_run(doctored([](const Call&) { std::raise(SIGSEGV); }), /*isolate=*/true);
   ASSERT_EQ(r.size(), 1u);

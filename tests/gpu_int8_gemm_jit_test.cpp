@@ -191,7 +191,9 @@ TEST(GpuInt8Gemm, CudaPtxHasDp4aAndAssembles) {
       const std::string ptx = gpu_test::generator_ptx("npukit_int8_gemm_acc", gpu_test::cuda_target(cap), {{"shape", shape}});
       ASSERT_FALSE(ptx.empty()) << shape << ": no PTX in the module";
       EXPECT_NE(ptx.find("dp4a"), std::string::npos) << shape << " sm_" << cap << ": no dp4a";
-      if (cap == 80) EXPECT_EQ(gpu_test::ptxas_errors(ptx, "sm_80"), "") << shape;
+      if (cap == 80) {
+        EXPECT_EQ(gpu_test::ptxas_errors(ptx, "sm_80"), "") << shape;
+      }
     }
   }
   const std::string epi = gpu_test::generator_ptx("npukit_int8_epilogue", gpu_test::cuda_target(80), {{"mode", "scale"}, {"y.type", "float16"}});

@@ -101,6 +101,9 @@ void add_gate(CLI::App& app, int& exit_code) {
   sub->add_option("--class", args->options.classes, "input classes (default: all)");
   sub->add_option("--dtype", args->options.dtypes, "storage dtypes (default: each op's)");
   sub->add_option("--case", args->options.case_index, "run only this case index of each class (for repro)");
+  sub->add_option("--repeat", args->options.repeat,
+                  "run each case N times, alternately on 1 and 2 Halide threads; NONDETERMINISTIC unless all write the same bytes")
+      ->check(CLI::Range(1, 1000));
   sub->add_option("--json", args->json, "write every metric and the worst points as JSON");
   sub->add_option("--junit", args->junit, "write JUnit XML (one suite per op)");
   sub->add_option("--baseline", args->baseline, "fail cases whose metrics regressed against this --json report");

@@ -14,9 +14,12 @@ int linear_lanes(const Target& target) { return target.natural_vector_size<float
 
 void schedule_linear(ops::Linear& lin, Func wrapper, Expr n_rows, const Target& target) {
   Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr");
-  // ShiftInwards keeps every block exactly kRows long (the last one overlaps its neighbour
-  // and recomputes a few pure outputs), so the unrolled rows need no guard.
-  wrapper.specialize(n_rows >= kRows).split(n, no, ni, kRows, TailStrategy::ShiftInwards).reorder(ni, t, no).parallel(no);
+  // GuardWithIf, not ShiftInwards: a shifted last block would recompute rows of its
+  // neighbour's in a different unrolled position, whose code (FMA contraction) need not give
+  // the same bits, and the two parallel blocks' stores then race: `npukit gate --repeat`
+  // saw k_cache rows change between runs on 2 threads (avx2, 20 rows). Each row has one
+  // owner now.
+  wrapper.specialize(n_rows >= kRows).split(n, no, ni, kRows, TailStrategy::GuardWithIf).reorder(ni, t, no).parallel(no);
   lin.out.compute_at(wrapper, t);
   lin.part.compute_at(wrapper, t).vectorize(lin.l);
   lin.part.update()

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <optional>
 
+#include "HalideRuntime.h"
 #include "golden/guard.h"
 #include "golden/half.h"
 #include "runtime/bind.h"
@@ -24,6 +26,7 @@ struct Group {
   std::string target;
   DType dtype;
   std::string input_class;
+  int repeat = 1;  // Options::repeat
 };
 
 uint64_t fnv1a(const void* data, size_t n) {
@@ -36,7 +39,7 @@ uint64_t fnv1a(const void* data, size_t n) {
 std::string repro_line(const Group& g, int index) {
   return "npukit gate --op " + g.op->name + " --target " + g.target + " --dtype " +
          std::string(dtype_name(g.dtype)) + " --class " + g.input_class + " --case " +
-         std::to_string(index);
+         std::to_string(index) + (g.repeat > 1 ? " --repeat " + std::to_string(g.repeat) : "");
 }
 
 // The worst status wins: a case passes only when every output passes.
@@ -46,6 +49,7 @@ int severity(golden::Status s) {
     case golden::Status::unsupported: return 1;
     case golden::Status::mistrusted: return 2;
     case golden::Status::fail: return 3;
+    case golden::Status::nondeterministic: return 3;
     case golden::Status::crashed: return 4;
   }
   return 4;
@@ -76,6 +80,52 @@ void check_outputs(const GateHooks& hooks, const golden::Case& c,
     }
     r.outputs.push_back(std::move(o));
   }
+}
+
+// Halide threads for run `k` of a repeated case: 1, 2, 1, 2, ... (the pool resizes live).
+int repeat_threads(int k) { return 1 + k % 2; }
+
+// Sets the Halide thread pool's size for a scope, and puts the old size back after it.
+class HalideThreads {
+ public:
+  explicit HalideThreads(int n) : before_(halide_set_num_threads(n)) {}
+  ~HalideThreads() { halide_set_num_threads(before_); }
+  HalideThreads(const HalideThreads&) = delete;
+  HalideThreads& operator=(const HalideThreads&) = delete;
+
+ private:
+  int before_;
+};
+
+// Runs `call` again until g.repeat runs are done and compares every written tensor with the
+// first run's bytes (`first`). Before each run the outputs get the NaN fill back and the
+// in/out tensors their inputs (`originals`). On a difference, `r` says where; false then.
+bool repeats_agree(const Group& g, const Call& call, std::map<std::string, golden::GuardedBuffer>& out_buffers,
+                   std::map<std::string, golden::GuardedBuffer>& in_buffers,
+                   const std::map<std::string, std::vector<uint8_t>>& originals,
+                   const std::map<std::string, const golden::GuardedBuffer*>& written,
+                   const std::map<std::string, std::vector<uint8_t>>& first,
+                   const std::map<std::string, OutputInfo>& out_info, CaseResult& r) {
+  for (int k = 1; k < g.repeat; ++k) {
+    for (auto& [name, buf] : out_buffers) std::memset(buf.data(), 0xFF, buf.bytes());  // GuardedBuffer's fill
+    for (const auto& [name, bytes] : originals) std::memcpy(in_buffers.at(name).data(), bytes.data(), bytes.size());
+    halide_set_num_threads(repeat_threads(k));
+    run_call(call);
+    for (const auto& [name, want] : first) {
+      const auto* got = static_cast<const uint8_t*>(written.at(name)->data());
+      const auto diff = std::mismatch(want.begin(), want.end(), got).first;
+      if (diff == want.end()) continue;
+      const size_t element = static_cast<size_t>(diff - want.begin()) / dtype_size(out_info.at(name).dtype);
+      r.status = golden::Status::nondeterministic;
+      r.metric = "repeat";
+      auto threads = [](int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); };
+      r.summary = "run " + std::to_string(k + 1) + " of " + std::to_string(g.repeat) + " (" +
+                  threads(repeat_threads(k)) + ") differs from run 1 (" + threads(repeat_threads(0)) + ") in " + name +
+                  " at element " + std::to_string(element);
+      return false;
+    }
+  }
+  return true;
 }
 
 CaseResult run_case(const Group& g, int index, const golden::Case& c) {
@@ -114,7 +164,24 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
     const auto updated = [&](const std::string& name) { return out_info.count(name) && out_info.at(name).in_place; };
 
     const Call call = bind_call(*g.op, g.target, tensors, c.params);
+    std::map<std::string, std::vector<uint8_t>> originals, first;  // for --repeat
+    std::optional<HalideThreads> threads;
+    if (g.repeat > 1) {
+      for (const auto& [name, buf] : in_buffers) {
+        const auto* p = static_cast<const uint8_t*>(buf.data());
+        if (updated(name)) originals[name].assign(p, p + buf.bytes());
+      }
+      threads.emplace(repeat_threads(0));
+    }
     run_call(call);
+    bool agree = true;
+    if (g.repeat > 1) {
+      for (const auto& [name, buf] : written) {
+        const auto* p = static_cast<const uint8_t*>(buf->data());
+        first[name].assign(p, p + buf->bytes());
+      }
+      agree = repeats_agree(g, call, out_buffers, in_buffers, originals, written, first, out_info, r);
+    }
 
     for (const auto& [name, buf] : in_buffers) {
       if (!buf.intact()) {
@@ -135,7 +202,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
       r.status = golden::Status::fail;
       r.metric = "guard";
       r.summary = "write outside the tensor";
-    } else {
+    } else if (agree) {
       check_outputs(*g.hooks, c, written, out_info, r);
     }
   } catch (const Error& e) {
@@ -307,7 +374,7 @@ std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& opti
       for (DType dtype : op.hooks->dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
         for (const std::string& cls : golden::input_classes()) {
-          if (selected(options.classes, cls)) groups.push_back(Group{op.spec, op.hooks, target, dtype, cls});
+          if (selected(options.classes, cls)) groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat});
         }
       }
     }
@@ -325,7 +392,7 @@ int exit_code(const std::vector<CaseResult>& results) {
   int code = 0;
   for (const CaseResult& r : results) {
     if (r.status == golden::Status::crashed || r.guard_corrupted) return 3;
-    if (r.status == golden::Status::fail || r.status == golden::Status::mistrusted) code = 1;
+    if (golden::is_failure(r.status)) code = 1;
   }
   return code;
 }

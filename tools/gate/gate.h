@@ -19,6 +19,9 @@ struct Options {
   std::vector<std::string> classes;  // empty = all input classes
   std::vector<std::string> dtypes;   // empty = every dtype the op gates
   int case_index = -1;               // >= 0: only that case of each class
+  // > 1: run each case this many times, alternately on 1 and 2 Halide threads, and report
+  // NONDETERMINISTIC unless every run writes the same bytes as the first.
+  int repeat = 1;
   bool isolate = true;  // run each group in a child process, so a crashing kernel is reported
 };
 
@@ -54,8 +57,8 @@ struct GatedOp {
 };
 std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& options);
 
-// Exit code per the gate's contract: 0 all pass (UNSUPPORTED allowed), 1 any FAIL or
-// MISTRUSTED, 3 a crash or a guard-region corruption (takes precedence).
+// Exit code per the gate's contract: 0 all pass (UNSUPPORTED allowed), 1 any FAIL,
+// MISTRUSTED or NONDETERMINISTIC, 3 a crash or a guard-region corruption (takes precedence).
 int exit_code(const std::vector<CaseResult>& results);
 
 // The (op, target) pairs the user asked for by name (each --op with each target) of which

@@ -26,7 +26,7 @@ double num_from(const json& j) {
 
 golden::Status status_from(const std::string& s) {
   for (golden::Status st : {golden::Status::pass, golden::Status::fail, golden::Status::mistrusted,
-                            golden::Status::unsupported, golden::Status::crashed}) {
+                            golden::Status::unsupported, golden::Status::crashed, golden::Status::nondeterministic}) {
     if (golden::status_name(st) == s) return st;
   }
   return golden::Status::crashed;

@@ -12,7 +12,7 @@ void write_junit(std::ostream& os, const std::vector<CaseResult>& results) {
   int failures = 0, errors = 0, skipped = 0;
   double total_time = 0;
   for (const CaseResult& r : results) {
-    failures += r.status == golden::Status::fail || r.status == golden::Status::mistrusted;
+    failures += golden::is_failure(r.status);
     errors += r.status == golden::Status::crashed;
     skipped += r.status == golden::Status::unsupported;
     total_time += r.seconds;
@@ -24,7 +24,7 @@ void write_junit(std::ostream& os, const std::vector<CaseResult>& results) {
     int f = 0, e = 0, s = 0;
     double t = 0;
     for (const CaseResult* r : cases) {
-      f += r->status == golden::Status::fail || r->status == golden::Status::mistrusted;
+      f += golden::is_failure(r->status);
       e += r->status == golden::Status::crashed;
       s += r->status == golden::Status::unsupported;
       t += r->seconds;

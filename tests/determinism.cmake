@@ -1,0 +1,7 @@
+# Determinism (docs/reliability.md): every op's CPU kernels write the same bytes on every
+# run, on 1 and on 2 Halide threads alike. `--repeat 10` runs each gate case ten times,
+# alternating the thread pool between 1 and 2 threads, and fails a case whose runs differ
+# (NONDETERMINISTIC). The best tier this CPU runs, and the two every x86-64 machine here
+# runs; the npu-sim and gpu-opencl gates repeat their cases in their own tests.
+add_test(NAME gate_repeat_cpu
+         COMMAND $<TARGET_FILE:npukit> gate --target cpu --target cpu:avx2 --target cpu:sse41 --repeat 10)
