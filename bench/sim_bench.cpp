@@ -1,7 +1,7 @@
 // The simulator's own speed, for every registered NPU schedule: lowering one variant (done
 // once, then cached), and analysing + costing one shape on the cached nest (what every
 // shape of a sweep and every tuner candidate costs) at the schedule's decode and prefill
-// shapes on a cube and a systolic preset (a composite: all its stages, summed). The bar:
+// shapes on every preset (a composite: all its stages, summed). The bar:
 // one analysis + cost under 50 ms after the variant's first lowering; the anchor is the
 // bar itself (`vs_50ms` = time / 50 ms).
 #include <benchmark/benchmark.h>
@@ -39,7 +39,7 @@ int64_t analyse_and_cost_once(const NpuSchedule& s, const SimRequest& r, const A
   return simulate(analyse_op(r, arch), arch, false).cost.total_cycles;
 }
 
-void analyse_and_cost(benchmark::State& state, const NpuSchedule* s, const char* arch_name, bool prefill) {
+void analyse_and_cost(benchmark::State& state, const NpuSchedule* s, const std::string& arch_name, bool prefill) {
   const ArchSpec& arch = preset(arch_name);
   SimRequest r;
   r.op = s->op;
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   for (const NpuSchedule& s : npukit::schedules::npu::npu_schedules()) {
     if (!s.stages)  // a composite lowers nothing of its own: its stages are schedules
       benchmark::RegisterBenchmark(("lower/" + s.op).c_str(), lower, &s)->Unit(benchmark::kMillisecond);
-    for (const char* arch : {"edge-6tops", "gemmini-default"}) {
+    for (const std::string& arch : preset_names()) {
       for (bool prefill : {false, true}) {
         const std::string name = "analyse_and_cost/" + s.op + "/" + arch + (prefill ? "/prefill" : "/decode");
         benchmark::RegisterBenchmark(name.c_str(), analyse_and_cost, &s, arch, prefill)->Unit(benchmark::kMillisecond);

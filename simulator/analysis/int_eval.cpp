@@ -1,6 +1,6 @@
 #include "simulator/analysis/int_eval.h"
 
-#include <stdexcept>
+#include <algorithm>
 
 namespace npukit::sim {
 
@@ -18,104 +18,7 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 int64_t floor_mod(int64_t a, int64_t b) { return b == 0 ? 0 : a - floor_div(a, b) * b; }
 
-// Each visit leaves the result in `value_` (nullopt: unknown).
-class Evaluator : public IRVisitor {
- public:
-  explicit Evaluator(const Bindings& env) : env_(env) {}
-  std::optional<int64_t> run(const Expr& e) {
-    value_.reset();
-    if (e.defined()) e.accept(this);
-    return value_;
-  }
-
- private:
-  using IRVisitor::visit;
-  const Bindings& env_;
-  std::unordered_map<std::string, int64_t> lets_;
-  std::optional<int64_t> value_;
-
-  template <class Op, class F>
-  void binary(const Op* op, F f) {
-    auto a = run(op->a);
-    auto b = run(op->b);
-    value_ = (a && b) ? std::optional<int64_t>(f(*a, *b)) : std::nullopt;
-  }
-
-  void visit(const IntImm* op) override { value_ = op->value; }
-  void visit(const UIntImm* op) override { value_ = static_cast<int64_t>(op->value); }
-  void visit(const Variable* op) override {
-    if (auto it = lets_.empty() ? lets_.end() : lets_.find(op->name); it != lets_.end()) {  // (most bounds bind no let)
-      value_ = it->second;
-    } else if (auto e = env_.find(op->name); e != env_.end()) {
-      value_ = e->second;
-    } else {
-      value_.reset();
-    }
-  }
-  void visit(const Cast* op) override {
-    value_ = op->type.is_int_or_uint() || op->type.is_bool() ? run(op->value) : std::nullopt;
-  }
-  void visit(const Add* op) override { binary(op, [](int64_t a, int64_t b) { return a + b; }); }
-  void visit(const Sub* op) override { binary(op, [](int64_t a, int64_t b) { return a - b; }); }
-  void visit(const Mul* op) override { binary(op, [](int64_t a, int64_t b) { return a * b; }); }
-  void visit(const Div* op) override { binary(op, floor_div); }
-  void visit(const Mod* op) override { binary(op, floor_mod); }
-  void visit(const Min* op) override { binary(op, [](int64_t a, int64_t b) { return std::min(a, b); }); }
-  void visit(const Max* op) override { binary(op, [](int64_t a, int64_t b) { return std::max(a, b); }); }
-  void visit(const EQ* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a == b); }); }
-  void visit(const NE* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a != b); }); }
-  void visit(const LT* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a < b); }); }
-  void visit(const LE* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a <= b); }); }
-  void visit(const GT* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a > b); }); }
-  void visit(const GE* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a >= b); }); }
-  void visit(const And* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a && b); }); }
-  void visit(const Or* op) override { binary(op, [](int64_t a, int64_t b) { return int64_t(a || b); }); }
-  void visit(const Not* op) override {
-    auto a = run(op->a);
-    value_ = a ? std::optional<int64_t>(!*a) : std::nullopt;
-  }
-  void visit(const Select* op) override {
-    auto c = run(op->condition);
-    value_ = c ? run(*c ? op->true_value : op->false_value) : std::nullopt;
-  }
-  void visit(const Let* op) override {
-    auto v = run(op->value);
-    if (!v) {
-      value_.reset();
-      return;
-    }
-    auto saved = lets_.find(op->name) == lets_.end() ? std::nullopt : std::optional<int64_t>(lets_[op->name]);
-    lets_[op->name] = *v;
-    value_ = run(op->body);
-    if (saved) {
-      lets_[op->name] = *saved;
-    } else {
-      lets_.erase(op->name);
-    }
-  }
-  void visit(const Call* op) override {
-    // likely() and friends wrap conditions in the lowered nest.
-    if ((op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost) ||
-         op->is_intrinsic(Call::promise_clamped) || op->is_intrinsic(Call::unsafe_promise_clamped)) &&
-        !op->args.empty()) {
-      value_ = run(op->args[0]);
-    } else {
-      value_.reset();
-    }
-  }
-  // Anything else (loads, floats, vectors) is unknown.
-  void visit(const Load*) override { value_.reset(); }
-  void visit(const Ramp*) override { value_.reset(); }
-  void visit(const Broadcast* op) override { value_ = run(op->value); }
-  void visit(const FloatImm*) override { value_.reset(); }
-  void visit(const StringImm*) override { value_.reset(); }
-  void visit(const Shuffle*) override { value_.reset(); }
-  void visit(const VectorReduce*) override { value_.reset(); }
-};
-
 }  // namespace
-
-std::optional<int64_t> eval_int(const Expr& e, const Bindings& env) { return Evaluator(env).run(e); }
 
 int64_t pow2_dividing(int64_t x) {
   if (x == 0) return 4096;
@@ -133,12 +36,12 @@ int SlotFrame::slot(const std::string& name) {
   return it->second;
 }
 
-// Emits an Expr in postfix; anything Evaluator calls unknown becomes Code::unknown.
+// Emits an Expr in postfix; what it cannot evaluate (loads, calls other than likely() and
+// friends, floats, vectors but broadcasts) becomes Code::unknown.
 class IntCompiler : public IRVisitor {
  public:
   using Code = IntProgram::Code;
   IntCompiler(IntProgram& p, SlotFrame& f) : p_(p), f_(f) {}
-  size_t max_lets() const { return max_lets_; }
 
   void emit(Code c, int slot = 0, int64_t value = 0, int pops = 0) {
     p_.code_.push_back({c, slot, value});
@@ -150,7 +53,7 @@ class IntCompiler : public IRVisitor {
   using IRVisitor::visit;
   IntProgram& p_;
   SlotFrame& f_;
-  size_t depth_ = 0, lets_ = 0, max_lets_ = 0;
+  size_t depth_ = 0, lets_ = 0;
 
   template <class Op>
   void binary(const Op* op, Code c) {
@@ -200,12 +103,13 @@ class IntCompiler : public IRVisitor {
     op->value.accept(this);
     emit(Code::let_begin, slot, 0, 1);
     --depth_;  // let_begin consumes the value and pushes nothing
-    max_lets_ = std::max(max_lets_, ++lets_);
+    p_.max_lets_ = std::max(p_.max_lets_, ++lets_);
     op->body.accept(this);
     --lets_;
     emit(Code::let_end, slot, 0, 1);
   }
   void visit(const Call* op) override {
+    // likely() and friends wrap conditions in the lowered nest.
     if ((op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost) ||
          op->is_intrinsic(Call::promise_clamped) || op->is_intrinsic(Call::unsafe_promise_clamped)) &&
         !op->args.empty()) {
@@ -230,8 +134,6 @@ IntProgram::IntProgram(const Expr& e, SlotFrame& frame) {
   } else {
     c.emit(Code::unknown);
   }
-  if (max_stack_ > kMaxStack || c.max_lets() > kMaxLets)
-    throw std::runtime_error("npu analysis: a bound nested too deep to evaluate");
 }
 
 std::vector<int> IntProgram::reads() const {
@@ -277,18 +179,17 @@ bool IntProgram::always_unknown() const {
 }
 
 std::optional<int64_t> IntProgram::run(SlotFrame& frame) const {
-  struct Value {
-    int64_t v;
-    bool known;
-  };
-  struct Saved {
-    int64_t v;
-    char known;
-    bool value_known;  // the let's value: unknown makes the whole let unknown, as in eval_int
-  };
-  // Small fixed stacks: a lowered bound is a few dozen nodes deep at most.
-  Value stack[kMaxStack];
-  Saved saved[kMaxLets];
+  if (max_stack_ <= kMaxStack && max_lets_ <= kMaxLets) {
+    Value stack[kMaxStack];
+    Saved saved[kMaxLets];
+    return run(frame, stack, saved);
+  }
+  std::vector<Value> stack(max_stack_);
+  std::vector<Saved> saved(max_lets_);
+  return run(frame, stack.data(), saved.data());
+}
+
+std::optional<int64_t> IntProgram::run(SlotFrame& frame, Value* stack, Saved* saved) const {
   size_t sp = 0, lp = 0;
   auto wrap = [](uint64_t x) { return static_cast<int64_t>(x); };  // two's complement, as the hardware
   for (const Instr& in : code_) {

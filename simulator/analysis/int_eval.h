@@ -1,24 +1,21 @@
-// Integer evaluation of Halide Exprs from the lowered nest under a binding of names to
-// values: loop extents, allocation sizes and addresses become numbers for one shape.
+// Integer evaluation of Halide Exprs from the lowered nest: loop extents, allocation sizes
+// and addresses become numbers for one shape. An Expr is compiled once into a slot program
+// (`IntProgram`) and run over a frame of values by slot, because the walk evaluates the
+// same bounds and lets at thousands of iterations and a name hashed per use dominated it.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <unordered_map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "Halide.h"
 
 namespace npukit::sim {
 
+// Values of names: what an analysis is given (shapes, tiles, buffer fields).
 using Bindings = std::unordered_map<std::string, int64_t>;
-
-// The value of `e` (an integer or boolean expression) under `env`, or nullopt when it
-// uses a name `env` lacks or an operation it cannot evaluate (a load, a call).
-// Division and modulo round as Halide does (toward −∞; x / 0 = 0).
-std::optional<int64_t> eval_int(const Halide::Expr& e, const Bindings& env);
 
 // An address's alignment as the analysis counts it: the largest power of two dividing x,
 // at most 4096 (tensors are assumed 4 KiB-aligned; 0 is aligned).
@@ -36,9 +33,10 @@ struct SlotFrame {
   }
 };
 
-// An Expr compiled for evaluation many times over a SlotFrame, with eval_int's
-// semantics (an unknown name, load or call gives nullopt) and no hashing or allocation
-// per run: a loop's key is evaluated at each of its thousands of iterations (iteration_key.h).
+// An integer or boolean Expr compiled for evaluation many times over a SlotFrame, with no
+// hashing or allocation per run. Its value is nullopt when it reads an unknown slot or
+// something it cannot evaluate (a load, a call, a float); division and modulo round as
+// Halide does (toward −∞; x / 0 = 0); arithmetic wraps (two's complement).
 class IntProgram {
  public:
   IntProgram(const Halide::Expr& e, SlotFrame& frame);
@@ -58,9 +56,21 @@ class IntProgram {
     int slot = 0;       // load, let_begin, let_end
     int64_t value = 0;  // constant
   };
-  static constexpr size_t kMaxStack = 64, kMaxLets = 16;  // far beyond a lowered bound's depth
+  struct Value {
+    int64_t v;
+    bool known;
+  };
+  struct Saved {  // a slot's binding under a let
+    int64_t v;
+    char known;
+    bool value_known;  // the let's value: unknown makes the whole let unknown
+  };
+  std::optional<int64_t> run(SlotFrame& frame, Value* stack, Saved* saved) const;
+  // Stacks this deep live on the machine stack; a deeper program (none of the shipped
+  // schedules' is) runs on heap ones.
+  static constexpr size_t kMaxStack = 64, kMaxLets = 16;
   std::vector<Instr> code_;
-  size_t max_stack_ = 0;
+  size_t max_stack_ = 0, max_lets_ = 0;
   friend class IntCompiler;
 };
 

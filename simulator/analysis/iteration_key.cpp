@@ -723,11 +723,20 @@ size_t IterationKey::Hash::operator()(const std::vector<int64_t>& k) const {
   return static_cast<size_t>(h);
 }
 
-void IterationKey::enter(const Bindings& env) {
-  for (const auto& [name, slot] : frame_.slots) {
-    if (bound_here_[slot]) continue;
-    auto it = env.find(name);
-    frame_.set(slot, it == env.end() ? std::nullopt : std::optional<int64_t>(it->second));
+void IterationKey::enter(const SlotFrame& env) {
+  if (&env != entered_from_ || env.values.size() != entered_slots_) {  // (a frame only grows)
+    from_.clear();
+    for (const auto& [name, slot] : frame_.slots) {
+      if (bound_here_[slot]) continue;
+      auto it = env.slots.find(name);
+      from_.emplace_back(slot, it == env.slots.end() ? -1 : it->second);
+    }
+    entered_from_ = &env;
+    entered_slots_ = env.values.size();
+  }
+  for (const auto& [mine, theirs] : from_) {
+    const bool known = theirs >= 0 && env.known[theirs];
+    frame_.set(mine, known ? std::optional<int64_t>(env.values[theirs]) : std::nullopt);
   }
   for (Part& p : parts_) p.memo.clear();
   for (Group& g : groups_) g.memo.clear();

@@ -19,14 +19,14 @@
 namespace npukit::sim {
 
 // The key of one loop, compiled: names the loop does not bind are read from the walker's
-// bindings once per entry (`enter`), then `at` gives iteration i's key from slots.
+// slots once per entry (`enter`), then `at` gives iteration i's key from slots.
 class IterationKey {
  public:
   // `allocated`: every buffer the nest allocates (the others are the op's tensors in DRAM);
   // `outputs`: the op's outputs.
   IterationKey(const Halide::Internal::For* loop, const std::set<std::string>& allocated,
                const std::set<std::string>& outputs);
-  void enter(const Bindings& env);
+  void enter(const SlotFrame& env);
   void at(int64_t i, std::vector<std::optional<int64_t>>& key);
 
  private:
@@ -108,6 +108,11 @@ class IterationKey {
   };
   static constexpr int64_t kLongestSequence = 256;
   SlotFrame frame_;
+  // Which of `env`'s slots each slot the loop does not bind reads (-1: none), found by
+  // name once per frame and size rather than at every entry.
+  std::vector<std::pair<int, int>> from_;
+  const SlotFrame* entered_from_ = nullptr;
+  size_t entered_slots_ = 0;
   int var_ = 0;
   std::vector<std::pair<int, IntProgram>> lets_;
   std::vector<size_t> components_;  // indices into lets_: evaluated at every iteration, in order

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "simulator/analysis/iteration_key.h"
+#include "simulator/analysis/nest_env.h"
 
 namespace npukit::sim {
 
@@ -237,34 +238,6 @@ struct LoadFinder : public IRVisitor {
   }
 };
 
-// Bindings changed for one look down a sub-nest and put back afterwards (cheaper than
-// copying the whole map for every transfer of every tile).
-class ScopedEnv {
- public:
-  explicit ScopedEnv(Bindings& env) : env_(env) {}
-  ScopedEnv(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
-      if (it->second) {
-        env_[*it->first] = *it->second;
-      } else {
-        env_.erase(*it->first);
-      }
-    }
-  }
-  // `name` must outlive the scope (a name in the nest): the walk sets names per tile.
-  void set(const std::string& name, int64_t value) {
-    auto [it, fresh] = env_.try_emplace(name, value);
-    undo_.emplace_back(&name, fresh ? std::nullopt : std::optional<int64_t>(it->second));
-    it->second = value;
-  }
-  const Bindings& env() const { return env_; }
-
- private:
-  Bindings& env_;
-  std::vector<std::pair<const std::string*, std::optional<int64_t>>> undo_;
-};
-
 // A loop's key depends only on the loop, the nest's allocations and the outputs: built once
 // and kept for the next analysis of the nest (a sweep's every shape, the tuner's every
 // candidate). The entry holds the loop, so that its address names no other loop later.
@@ -285,10 +258,11 @@ IterationKey& iteration_key(const For* loop, const std::set<std::string>& alloca
 
 class NestWalker {
  public:
-  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, const Bindings& env,
-             Walk walk)
-      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(env), walk_(walk) {
+  NestWalker(const NpuPlan& plan, const std::string& op, const std::vector<std::string>& outputs, NestEnv& nest_env,
+             const Bindings& env, Walk walk)
+      : plan_(plan), outputs_(outputs.begin(), outputs.end()), env_(nest_env), walk_(walk) {
     result_.op = op;
+    env_.reset(env);
   }
 
   OpAnalysis run(const Stmt& s) {
@@ -310,7 +284,7 @@ class NestWalker {
  private:
   const NpuPlan& plan_;
   std::set<std::string> outputs_;
-  Bindings env_;
+  NestEnv& env_;
   const Walk walk_;
   int64_t mult_ = 1;
   int64_t iterations_ = 0;
@@ -333,9 +307,10 @@ class NestWalker {
     throw std::runtime_error("npu analysis of " + result_.op + ": " + what + " (in loop " + where + ")");
   }
 
-  int64_t eval(const Expr& e, const std::string& what) const {
-    auto v = eval_int(e, env_);
-    if (!v) fail("cannot evaluate " + what + " = " + [&] {
+  // `what` and `name` say what `e` is (built into a message only when it fails).
+  int64_t eval(const Expr& e, const char* what, const std::string& name) const {
+    auto v = env_.eval(e);
+    if (!v) fail(std::string("cannot evaluate ") + what + name + " = " + [&] {
       std::ostringstream s;
       s << e;
       return s.str();
@@ -351,6 +326,7 @@ class NestWalker {
     bool any_produce = false, output_store = false, iterate = false;
     std::string output;  // the one output the loop stores into ("" when none or several)
     int matrix_role = -1;  // the matrix role whose tile this loop is, if any
+    int slot = 0;          // of the loop's variable in env_
     bool noted = false;    // in result_.loops
     IterationKey* key = nullptr;  // for a loop walked iteration by iteration: which ones merge
   };
@@ -362,6 +338,7 @@ class NestWalker {
     op->body.accept(&f);
     f.close_over_lets();
     LoopFacts lf;
+    lf.slot = env_.slot(op, op->name);
     lf.any_produce = f.any_produce;
     lf.output_store = f.stored_outputs.size() == 1;
     if (lf.output_store) lf.output = *f.stored_outputs.begin();
@@ -394,8 +371,8 @@ class NestWalker {
         data_let_names_.erase(op->name);
         return;
       }
-      ScopedEnv scope(env_);
-      if (auto v = eval_int(op->value, env_)) scope.set(op->name, *v);
+      NestEnv::Scope scope(env_);
+      if (auto v = env_.eval(op->value)) scope.set(env_.slot(op, op->name), *v);
       walk(op->body);
     } else if (const auto* op = s.as<For>()) {
       walk_for(op);
@@ -412,7 +389,7 @@ class NestWalker {
       walk(op->first);
       walk(op->rest);
     } else if (const auto* op = s.as<IfThenElse>()) {
-      auto c = eval_int(op->condition, env_);
+      auto c = env_.eval(op->condition);
       if (!c || *c) {
         walk(op->then_case);  // an unknown condition is walked as taken
       } else {
@@ -448,8 +425,8 @@ class NestWalker {
 
 
   void walk_for(const For* op) {
-    const int64_t min = eval(op->min, "the min of loop " + op->name);
-    const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop " + op->name));
+    const int64_t min = eval(op->min, "the min of loop ", op->name);
+    const int64_t extent = std::max<int64_t>(0, eval(op->extent, "the extent of loop ", op->name));
     LoopFacts& facts = loop_facts(op);
     if (!facts.noted) note_loop(op, min, extent);  // (once per node: the first visit's bounds)
     facts.noted = true;
@@ -464,17 +441,17 @@ class NestWalker {
     const bool iterate = facts.iterate;
     loops_.push_back(op->name);
     if (iterate && walk_ == Walk::merged) {
-      walk_groups(op, min, extent, *facts.key);
+      walk_groups(op, facts.slot, min, extent, *facts.key);
     } else if (iterate) {
-      for (int64_t i = min; i < min + extent; ++i) walk_iteration(op, i, 1);
+      for (int64_t i = min; i < min + extent; ++i) walk_iteration(op, facts.slot, i, 1);
     } else if (extent > 0) {
-      env_[op->name] = min;
+      env_.set(facts.slot, min);
       const int64_t saved = mult_;
       mult_ *= extent;
       walk(op->body);
       mult_ = saved;
     }
-    env_.erase(op->name);
+    env_.set(facts.slot, std::nullopt);
     loops_.pop_back();
   }
 
@@ -484,9 +461,9 @@ class NestWalker {
   }
 
   // Iteration i, standing for `times` iterations that take the same path.
-  void walk_iteration(const For* op, int64_t i, int64_t times) {
+  void walk_iteration(const For* op, int slot, int64_t i, int64_t times) {
     count_iteration();
-    env_[op->name] = i;
+    env_.set(slot, i);
     const int64_t saved = mult_;
     mult_ *= times;
     walk(op->body);
@@ -496,8 +473,8 @@ class NestWalker {
   // Iterations grouped by their keys, each group walked once at its first iteration and
   // counted for all: the key holds everything that decides the path through the body and
   // the alignment of every DRAM address, so the counts and alignments are exact.
-  void walk_groups(const For* op, int64_t min, int64_t extent, IterationKey& key) {
-    key.enter(env_);
+  void walk_groups(const For* op, int slot, int64_t min, int64_t extent, IterationKey& key) {
+    key.enter(env_.frame());
     struct Hash {
       size_t operator()(const std::vector<std::optional<int64_t>>& k) const {
         uint64_t h = 1469598103934665603ull;
@@ -515,12 +492,12 @@ class NestWalker {
       if (fresh) groups.emplace_back(i, 0);
       ++groups[it->second].second;
     }
-    for (const auto& [first, n] : groups) walk_iteration(op, first, n);
+    for (const auto& [first, n] : groups) walk_iteration(op, slot, first, n);
   }
 
   void allocate(const Allocate* op) {
     int64_t elems = 1;
-    for (const Expr& e : op->extents) elems *= eval(e, "an extent of allocation " + op->name);
+    for (const Expr& e : op->extents) elems *= eval(e, "an extent of allocation ", op->name);
     const int64_t bytes = elems * op->type.bytes();
     element_bytes_[op->name] = op->type.bytes();
     if (const Placement* p = plan_.placement(op->name)) {
@@ -544,9 +521,9 @@ class NestWalker {
   }
 
   // A copy nest: loops from the top down to the one store, with their bounds evaluated
-  // with every loop at `overrides` (default: its min).
+  // with every loop at its min, or the loop named `step` one past it.
   struct CopyShape {
-    std::vector<std::pair<std::string, int64_t>> loops;  // (name, extent), outermost first
+    std::vector<std::pair<const For*, int64_t>> loops;  // (loop, extent), outermost first
     int64_t lanes = 1;
     std::optional<int64_t> dram_index;  // element index of the DRAM side
     std::string dram;                   // the DRAM buffer
@@ -556,35 +533,34 @@ class NestWalker {
 
   // Descends `s` to the store into `dest`; `dram_is_store`: the DRAM side is the store
   // (an output), else the load from a buffer that is not allocated here (an input).
-  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, ScopedEnv& env,
-               const std::map<std::string, int64_t>& overrides, CopyShape& out) {
+  bool descend(const Stmt& s, const std::string& dest, bool dram_is_store, NestEnv::Scope& env,
+               const std::string* step, CopyShape& out) {
     if (!s.defined()) return false;
     if (const auto* op = s.as<LetStmt>()) {
-      if (auto v = eval_int(op->value, env.env())) {
-        env.set(op->name, *v);
+      if (auto v = env_.eval(op->value)) {
+        env.set(env_.slot(op, op->name), *v);
       } else {
         out.data_lets.push_back(op->value);
       }
-      return descend(op->body, dest, dram_is_store, env, overrides, out);
+      return descend(op->body, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<For>()) {
-      auto mn = eval_int(op->min, env.env());
-      auto ex = eval_int(op->extent, env.env());
+      auto mn = env_.eval(op->min);
+      auto ex = env_.eval(op->extent);
       if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
-      out.loops.emplace_back(op->name, std::max<int64_t>(0, *ex));
-      auto o = overrides.find(op->name);
-      env.set(op->name, o == overrides.end() ? *mn : *mn + o->second);
-      return descend(op->body, dest, dram_is_store, env, overrides, out);
+      out.loops.emplace_back(op, std::max<int64_t>(0, *ex));
+      env.set(env_.slot(op, op->name), step && op->name == *step ? *mn + 1 : *mn);
+      return descend(op->body, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<Block>()) {
-      return descend(op->first, dest, dram_is_store, env, overrides, out) ||
-             descend(op->rest, dest, dram_is_store, env, overrides, out);
+      return descend(op->first, dest, dram_is_store, env, step, out) ||
+             descend(op->rest, dest, dram_is_store, env, step, out);
     }
     if (const auto* op = s.as<IfThenElse>()) {
-      auto c = eval_int(op->condition, env.env());
-      return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, overrides, out);
+      auto c = env_.eval(op->condition);
+      return descend((!c || *c) ? op->then_case : op->else_case, dest, dram_is_store, env, step, out);
     }
-    if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, overrides, out);
+    if (const auto* op = s.as<ProducerConsumer>()) return descend(op->body, dest, dram_is_store, env, step, out);
     if (const auto* op = s.as<Store>()) {
       if (op->name != dest) return false;
       out.store = op;
@@ -604,49 +580,48 @@ class NestWalker {
         out.dram = op->name;
       }
       if (const auto* r = index.as<Ramp>()) index = r->base;
-      out.dram_index = eval_int(index, env.env());
+      out.dram_index = env_.eval(index);
       return true;
     }
     return false;
   }
 
-  CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store,
-                       const std::map<std::string, int64_t>& overrides = {}) {
-    ScopedEnv env(env_);
+  CopyShape copy_shape(const Stmt& s, const std::string& dest, bool dram_is_store, const std::string* step = nullptr) {
+    NestEnv::Scope env(env_);
     CopyShape c;
-    if (!descend(s, dest, dram_is_store, env, overrides, c)) fail("no store into " + dest + " in its copy");
+    if (!descend(s, dest, dram_is_store, env, step, c)) fail("no store into " + dest + " in its copy");
     return c;
   }
 
   // Elements stored into `dest` by `s`, over every path: a vectorized copy is a main loop
   // of whole vectors and a tail loop, both of which move bytes.
-  int64_t count_stores(const Stmt& s, const std::string& dest, ScopedEnv& env) {
+  int64_t count_stores(const Stmt& s, const std::string& dest, NestEnv::Scope& env) {
     if (!s.defined()) return 0;
     if (const auto* op = s.as<LetStmt>()) {
-      if (auto v = eval_int(op->value, env.env())) env.set(op->name, *v);
+      if (auto v = env_.eval(op->value)) env.set(env_.slot(op, op->name), *v);
       return count_stores(op->body, dest, env);
     }
     if (const auto* op = s.as<For>()) {
-      auto mn = eval_int(op->min, env.env());
-      auto ex = eval_int(op->extent, env.env());
+      auto mn = env_.eval(op->min);
+      auto ex = env_.eval(op->extent);
       if (!mn || !ex) fail("cannot evaluate the bounds of copy loop " + op->name);
       if (*ex <= 0) return 0;
-      env.set(op->name, *mn);
+      env.set(env_.slot(op, op->name), *mn);
       return *ex * count_stores(op->body, dest, env);
     }
     if (const auto* op = s.as<Block>()) return count_stores(op->first, dest, env) + count_stores(op->rest, dest, env);
     if (const auto* op = s.as<IfThenElse>()) {
-      auto c = eval_int(op->condition, env.env());
+      auto c = env_.eval(op->condition);
       return count_stores((!c || *c) ? op->then_case : op->else_case, dest, env);
     }
     if (const auto* op = s.as<ProducerConsumer>()) return count_stores(op->body, dest, env);
-    if (const auto* op = s.as<Store>()) return op->name == dest ? active_lanes(op, env.env()) : 0;
+    if (const auto* op = s.as<Store>()) return op->name == dest ? active_lanes(op) : 0;
     return 0;
   }
 
   // Lanes a store writes: all of them, or for a tail's predicated store
   // (ramp(base, 1, L) <= broadcast(limit), or <) the lanes whose index passes.
-  static int64_t active_lanes(const Store* st, const Bindings& env) {
+  int64_t active_lanes(const Store* st) {
     const int64_t lanes = st->value.type().lanes();
     if (is_const_one(st->predicate)) return lanes;
     const Expr& p = st->predicate;
@@ -659,8 +634,8 @@ class NestWalker {
       r = lt->a.as<Ramp>(), b = lt->b.as<Broadcast>(), strict = true;
     }
     if (!r || !b || !is_const_one(r->stride)) return lanes;  // unknown shape: all lanes (an upper bound)
-    auto base = eval_int(r->base, env);
-    auto limit = eval_int(b->value, env);
+    auto base = env_.eval(r->base);
+    auto limit = env_.eval(b->value);
     if (!base || !limit) return lanes;
     const int64_t last = strict ? *limit - 1 : *limit;  // lanes i with base + i <= last
     return std::clamp<int64_t>(last - *base + 1, 0, lanes);
@@ -672,7 +647,7 @@ class NestWalker {
     const CopyShape c = copy_shape(body, dest, out);  // the first (main) path
     if (!c.dram_index) fail("cannot evaluate the DRAM address of the copy of " + func);
     const int64_t esize = c.store->value.type().bytes();
-    ScopedEnv env(env_);
+    NestEnv::Scope env(env_);
     const int64_t elements = count_stores(body, dest, env);
     if (elements == 0) return;
     // Rows: the loops around the innermost one. Contiguous rows: the innermost loop steps
@@ -681,12 +656,11 @@ class NestWalker {
     for (size_t i = 0; i + 1 < c.loops.size(); ++i) rows *= c.loops[i].second;
     int64_t row_elems = rows > 0 ? elements / rows : elements;
     if (!c.loops.empty()) {
-      const std::string inner = c.loops.back().first;
-      const CopyShape next = copy_shape(body, dest, out, {{inner, 1}});
+      const CopyShape next = copy_shape(body, dest, out, &c.loops.back().first->name);
       const int64_t delta = next.dram_index.value_or(0) - *c.dram_index;
       const bool contiguous = delta == c.lanes || c.loops.back().second <= 1;
       if (contiguous && c.loops.size() >= 2) {
-        const CopyShape outer = copy_shape(body, dest, out, {{c.loops[c.loops.size() - 2].first, 1}});
+        const CopyShape outer = copy_shape(body, dest, out, &c.loops[c.loops.size() - 2].first->name);
         stride = (outer.dram_index.value_or(0) - *c.dram_index) * esize;
       } else if (!contiguous) {
         row_elems = c.lanes;  // a strided gather: every vector is its own run
@@ -760,7 +734,8 @@ class NestWalker {
     CopyShape c = copy_shape(Stmt(op), m.func, true);
     int64_t extent[3] = {1, 1, 1};
     std::string names[3];
-    for (const auto& [name, ext] : c.loops) {
+    for (const auto& [loop, ext] : c.loops) {
+      const std::string& name = loop->name;
       const std::string v = loop_var(name);
       const int i = v == m.m_var ? 0 : v == m.n_var ? 1 : v == m.k_var ? 2 : -1;
       if (i < 0) fail("loop " + name + " of the matrix stage of " + m.func + " is none of its m, n, k loops");
@@ -803,7 +778,7 @@ class NestWalker {
       w.source = m.source;
       int64_t* whole[3] = {&w.m_whole, &w.n_whole, &w.k_whole};
       for (size_t i = 0; i < 3 && i < m.whole.size(); ++i)
-        if (m.whole[i].defined()) *whole[i] = eval_int(m.whole[i], env_).value_or(0);
+        if (m.whole[i].defined()) *whole[i] = env_.eval(m.whole[i]).value_or(0);
       result_.matrix.push_back(w);
     }
     MatrixWork& w = result_.matrix[it->second];
@@ -949,7 +924,7 @@ void bind_dense_buffer(Bindings& env, const std::string& name, const std::vector
 
 OpAnalysis analyse_nest(const Stmt& nest, const NpuPlan& plan, const std::string& op,
                         const std::vector<std::string>& outputs, const Bindings& env, Walk walk) {
-  return NestWalker(plan, op, outputs, env, walk).run(nest);
+  return NestWalker(plan, op, outputs, nest_env(nest), env, walk).run(nest);
 }
 
 }  // namespace npukit::sim
