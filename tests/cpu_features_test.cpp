@@ -65,8 +65,12 @@ TEST(CpuFeatures, LinuxGrantsTheTileDataWhereTheCpuHasAmx) {
   // Asking twice is one request (the answer is cached) and gives the same answer.
   EXPECT_EQ(amx_tile_data_permitted(f), amx_tile_data_permitted(f));
   EXPECT_EQ(cpu_runs_tier("avx512_amx"), missing_for_tier(f, "avx512_amx").empty());
-  if (f.amx_tile && f.amx_int8 && f.os_amx) EXPECT_TRUE(cpu_runs_tier("avx512_amx"));
-  if (!f.amx_tile) EXPECT_FALSE(cpu_runs_tier("avx512_amx"));
+  if (f.amx_tile && f.amx_int8 && f.os_amx) {
+    EXPECT_TRUE(cpu_runs_tier("avx512_amx"));
+  }
+  if (!f.amx_tile) {
+    EXPECT_FALSE(cpu_runs_tier("avx512_amx"));
+  }
 }
 
 TEST(CpuFeatures, Zen4NeverGetsSapphireRapids) {

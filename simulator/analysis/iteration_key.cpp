@@ -773,7 +773,7 @@ static bool worth_memo(const Memo& m) {
   return !(m.lookups >= 1024 && m.misses * 4 > m.lookups * 3);
 }
 
-const IterationKey::Result& IterationKey::fetch(int n, int64_t i) {
+const IterationKey::Result& IterationKey::fetch(int n) {
   Part& p = parts_[n];
   if (p.fetched == generation_) return *p.result;
   p.fetched = generation_;
@@ -801,10 +801,10 @@ const IterationKey::Result& IterationKey::fetch(int n, int64_t i) {
 }
 
 // The sums added up, in wrapping arithmetic (unknown if one is).
-std::optional<int64_t> IterationKey::combine(const std::vector<Sum>& sums, int64_t i) {
+std::optional<int64_t> IterationKey::combine(const std::vector<Sum>& sums) {
   uint64_t total = 0;
   for (const Sum& s : sums) {
-    const std::optional<int64_t>& v = fetch(s.part, i).v[s.index];
+    const std::optional<int64_t>& v = fetch(s.part).v[s.index];
     if (!v) return std::nullopt;
     total += static_cast<uint64_t>(*v);
   }
@@ -815,12 +815,12 @@ bool IterationKey::compute(const Group& g, int64_t i, std::vector<std::optional<
   auto value = [](std::optional<int64_t> v, bool alignment) {
     return v && alignment ? std::optional<int64_t>(pow2_dividing(*v)) : v;
   };
-  for (int n : g.outputs) key.push_back(value(combine(outputs_[n].sums, i), outputs_[n].alignment));
+  for (int n : g.outputs) key.push_back(value(combine(outputs_[n].sums), outputs_[n].alignment));
   bool reusable = true;
   for (int n : g.sequence_outputs) {
     const SequenceOutput& o = sequence_outputs_[n];
     const auto [p0, s0] = o.copies.front();
-    const Result& r0 = fetch(p0, i);
+    const Result& r0 = fetch(p0);
     const std::optional<int64_t> min = r0.v[r0.sequence_at[s0]], extent = r0.v[r0.sequence_at[s0] + 1];
     key.push_back(min);
     key.push_back(extent);
@@ -831,11 +831,11 @@ bool IterationKey::compute(const Group& g, int64_t i, std::vector<std::optional<
     }
     for (int64_t j = 0; j < *extent; ++j) {
       for (const SequenceOutput::Value& v : o.values) {
-        std::optional<int64_t> total = combine(v.plain, i);
+        std::optional<int64_t> total = combine(v.plain);
         for (const auto& [c, k] : v.in_copy) {
           if (!total) break;
           const auto [p, s] = o.copies[c];
-          const Result& r = fetch(p, i);
+          const Result& r = fetch(p);
           const size_t width = parts_[p].sequences[s].values.size();
           const std::optional<int64_t>& x = r.v[r.sequence_at[s] + 2 + j * width + k];
           total = x ? std::optional<int64_t>(static_cast<int64_t>(static_cast<uint64_t>(*total) + static_cast<uint64_t>(*x)))

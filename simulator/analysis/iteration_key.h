@@ -133,8 +133,8 @@ class IterationKey {
   // Part p's values at the current iteration (`Result::reusable`: not when a sequence is
   // too long to compare).
   void evaluate(const Part& p, Result& out);
-  const Result& fetch(int part, int64_t i);
-  std::optional<int64_t> combine(const std::vector<Sum>& sums, int64_t i);
+  const Result& fetch(int part);
+  std::optional<int64_t> combine(const std::vector<Sum>& sums);
   // Appends the group's values at iteration i; false when they hold i (not to be reused).
   bool compute(const Group& g, int64_t i, std::vector<std::optional<int64_t>>& out);
   void group_outputs();
