@@ -285,6 +285,16 @@ Call bind_call(const OpSpec& op, const std::string& target,
                                          "; npukit does not compute in place");
       }
     }
+    // Two outputs in one buffer would each overwrite the other (found by fuzz_c_api). Against
+    // the outputs bound before this one, so that the other's shape has been checked.
+    for (const TensorSpec& other : op.tensors) {
+      if (&other == &s) break;
+      if (other.role != TensorSpec::Role::output || !tensors.count(other.name)) continue;
+      if (overlaps(it->second, tensors.at(other.name))) {
+        fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps output " + other.name +
+                                         "; each output needs memory of its own");
+      }
+    }
   }
   // An inout tensor is written while the others are read: it must share memory with none.
   for (const TensorSpec& s : op.tensors) {

@@ -114,7 +114,7 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (!slots_[i].output && !slots_[i].inout) continue;
     for (size_t j = 0; j < slots_.size(); ++j) {
-      if (j != i && slots_[j].read) slots_[i].overlap_mask |= 1u << j;
+      if (j != i && (slots_[j].read || slots_[j].output)) slots_[i].overlap_mask |= 1u << j;
     }
   }
   if (dim_names_.size() > kMaxDims) {

@@ -67,7 +67,7 @@ class PreparedOp {
     int out_dtype = -1;        // an output's dtype when it does not follow same_as
     int rank = 0;
     uint8_t dims[kMaxRank] = {};  // dimension ids, outermost first
-    uint32_t overlap_mask = 0;    // the slots that are read, other than this one (outputs, inout)
+    uint32_t overlap_mask = 0;    // for outputs and inout: every other slot that is read or written
     bool read = false, output = false, inout = false, optional = false;
     bool host_data = false;  // TensorSpec::host_data
   };

@@ -314,6 +314,19 @@ TEST(CApi, MisalignedDataIsRefused) {
                            "tensor positions: data (with its byte offset) is not a multiple of 4");
 }
 
+// Found by tests/fuzz/c_api_fuzz.cpp: per_token_quant's two outputs in one buffer were
+// accepted (only outputs against inputs were checked), and the kernel wrote each over the
+// other. Refused on both paths.
+TEST(CApi, OutputsSharingMemoryAreRefused) {
+  std::vector<float> a(2 * 16, 0.5f);
+  std::vector<float> out(16);  // q (2 x 16 int8 = 32 bytes) and scale (2 floats) share it
+  std::vector<int64_t> as{2, 16}, ss{2};
+  DLTensor ta = f32_tensor(a.data(), as), tq = f32_tensor(out.data(), as), tscale = f32_tensor(out.data(), ss);
+  tq.dtype = {kDLInt, 8, 1};
+  expect_refused_both_ways("per_token_quant", {{"a", &ta}, {"q", &tq}, {"scale", &tscale}}, NPUKIT_INVALID_ARGUMENT,
+                           "per_token_quant: output scale overlaps output q; each output needs memory of its own");
+}
+
 TEST(CApi, ExportsOnlyItsOwnSymbols) {
   // The Halide runtime inside must stay hidden: a host that links Halide or LLVM itself
   // would otherwise get ours.
