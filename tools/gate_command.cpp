@@ -19,8 +19,8 @@ namespace {
 
 struct GateArgs {
   gate::Options options;
-  std::string json, junit, baseline, schedule;
-  bool no_isolate = false;
+  std::string json, junit, report, baseline, schedule;
+  bool no_isolate = false, verbose = false;
 };
 
 void check_known(const std::vector<std::string>& given, const std::vector<std::string>& known, const char* flag) {
@@ -77,9 +77,14 @@ int run_gate(const GateArgs& a) {
   std::vector<gate::CaseResult> results = gate::run(all_ops(), options);
   if (!a.baseline.empty()) gate::apply_baseline(results, a.baseline);
 
-  gate::print_table(std::cout, results);
+  if (a.verbose) {
+    gate::print_table(std::cout, results);
+  } else {
+    gate::print_matrix(std::cout, results);
+  }
   if (!a.json.empty()) write_file(a.json, [&](std::ostream& os) { os << gate::report_json(results).dump(2) << '\n'; });
   if (!a.junit.empty()) write_file(a.junit, [&](std::ostream& os) { gate::write_junit(os, results); });
+  if (!a.report.empty()) write_file(a.report, [&](std::ostream& os) { gate::write_html(os, results); });
   const int code = gate::exit_code(results);
   if (code == 3) return code;
   const std::vector<std::string> unrunnable = gate::unrunnable_requests(results, options);
@@ -106,6 +111,8 @@ void add_gate(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1000));
   sub->add_option("--json", args->json, "write every metric and the worst points as JSON");
   sub->add_option("--junit", args->junit, "write JUnit XML (one suite per op)");
+  sub->add_option("--report", args->report, "write one self-contained HTML page: the matrix, per-class detail, failing cases");
+  sub->add_flag("--verbose", args->verbose, "print one row per case instead of the op x dtype x target matrix");
   sub->add_option("--baseline", args->baseline, "fail cases whose metrics regressed against this --json report");
   sub->add_option("--schedule", args->schedule,
                   "NPU schedule knobs for the npu-sim targets of the one --op, e.g. tile_n=256,double_buffer=0, or @FILE (npukit tune --emit)");
