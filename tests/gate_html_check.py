@@ -84,7 +84,7 @@ def main():
         checks.append(("per-class detail: rms_norm normal FAIL", len(per_class) == 1 and per_class[0]["data-status"] == "FAIL"))
         repros = [f["repro"] for f in parser.failures]
         checks.append(("failures: the failing case with its repro line",
-                       repros == ["npukit gate --op rms_norm --target cpu --dtype float32 --class normal --case 2"]))
+                       repros == ["npukit gate --op rms_norm --target cpu --dtype float32 --class normal --case 2 --baseline " + base]))
         # The default text report: the matrix, each failure with its repro line, the totals.
         out = p.stdout.splitlines()
         checks.append(("text: a matrix line per op x dtype",

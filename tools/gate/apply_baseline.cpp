@@ -61,6 +61,7 @@ int apply_baseline(std::vector<CaseResult>& results, const std::string& baseline
     }
     if (what.empty()) continue;
     ++regressed;
+    r.repro += " --baseline " + baseline_path;  // without it the rerun would pass
     if (r.status == golden::Status::pass || r.status == golden::Status::mistrusted) {
       r.status = golden::Status::fail;
       r.metric = "baseline";
