@@ -86,7 +86,7 @@ std::string counts_text(const CellSummary& c) {
 std::string worst_text(const CellSummary& c) {
   if (!c.has_worst) return "";
   char buf[128];
-  std::snprintf(buf, sizeof buf, "%s %.2g/%.2g", c.worst.metric.c_str(), c.worst.value, c.worst.limit);
+  std::snprintf(buf, sizeof buf, "%s %.3g/%.2g", c.worst.metric.c_str(), c.worst.value, c.worst.limit);
   return buf;
 }
 
