@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,15 @@ def main():
         u = json.load(open(os.path.join(d, "u.json")))["results"] if p.returncode in (0, 1) else []
         checks.append(("untouched outputs: exit 1, every case FAIL or MISTRUSTED",
                        p.returncode == 1 and u and all(r["status"] in ("FAIL", "MISTRUSTED") for r in u)))
+        # A library path with a space: the repro line quotes it, and pasted into a shell it reruns.
+        spaced = os.path.join(d, "my kernels", "k.so")
+        os.makedirs(os.path.dirname(spaced))
+        shutil.copy(lib, spaced)
+        p = gate("--impl", f"{spaced}:rms_norm_untouched", "--class", "normal", "--case", "1")
+        repro = [l.strip() for l in p.stdout.splitlines() if l.strip().startswith("npukit gate ")]
+        q = subprocess.run([npukit, *shlex.split(repro[0])[1:]], capture_output=True, text=True) if repro else None
+        checks.append(("a path with a space: the repro line is quoted and reruns the case",
+                       p.returncode == 1 and q is not None and q.returncode == 1 and "1 cases: FAIL 1" in q.stdout))
 
         checks.append(("--impl without ':SYMBOL': one line, exit 2", one_line_error(gate("--impl", lib), "--impl", "PATH.so:SYMBOL")))
         checks.append(("--impl of a missing file: one line, exit 2",

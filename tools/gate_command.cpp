@@ -14,6 +14,7 @@
 #include "tools/gate/external_impl.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
+#include "tools/gate/shell_word.h"
 
 namespace npukit::cli {
 namespace {
@@ -80,7 +81,7 @@ int run_gate(const GateArgs& a) {
       fail(Errc::invalid_argument, "--impl " + a.impl + ": needs exactly one --op (the op whose signature the kernel has)");
     const std::string name = gate::register_external_kernel(find_op(options.ops.front()), a.impl, a.target_name);
     options.targets.push_back(name);  // without --target, the external kernel alone
-    options.target_flags[name] = "--impl " + a.impl + " --target-name " + name;
+    options.target_flags[name] = "--impl " + gate::shell_word(a.impl) + " --target-name " + name;
   } else if (!a.target_name.empty()) {
     fail(Errc::invalid_argument, "--target-name " + a.target_name + ": names the kernel of --impl, which is missing");
   }
