@@ -18,17 +18,6 @@ sim::ArchSpec call_arch(const Call& call) {
   }
 }
 
-std::shared_ptr<NpuPipeline> cached_pipeline(const std::string& key, const std::function<NpuPipeline()>& build) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<NpuPipeline>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  auto p = std::make_shared<NpuPipeline>(build());
-  cache[key] = p;
-  return p;
-}
-
 namespace {
 
 Halide::Buffer<> jit_buffer(const TensorView& t) {

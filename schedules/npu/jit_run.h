@@ -1,13 +1,9 @@
 // Host runs of NPU schedules for `--target npu-sim:ARCH`: a pipeline realized on a call's
 // tensors with its scalar parameters set by name (the registration's generic kernel in
-// simulator/analysis/npu_sim_kernels.cpp, and the kernels of the schedules not yet
-// registered, which also keep their pipelines with cached_pipeline). Halide errors come
-// back as npukit errors.
+// simulator/analysis/npu_sim_kernels.cpp). Halide errors come back as npukit errors.
 #pragma once
 
-#include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,10 +15,6 @@ namespace npukit::schedules::npu {
 
 // The arch of a call's target npu-sim:<arch>, or an invalid_argument error naming it.
 sim::ArchSpec call_arch(const Call& call);
-
-// The pipeline `build()` makes, built once per `key` (op, variant, the arch facts it
-// depends on) for the life of the process.
-std::shared_ptr<NpuPipeline> cached_pipeline(const std::string& key, const std::function<NpuPipeline()>& build);
 
 struct JitArgs {
   TensorMap inputs;  // by ImageParam name

@@ -57,11 +57,11 @@ ResolvedRequest resolve_call(const NpuSchedule& s, const Call& call, const ArchS
 // from the extras and the real parameters. `call` is the op's call (its `prepare` reads it).
 void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec& arch,
                   const TensorMap& tensors, const Call& call) {
-  auto c = compiled_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(r.knobs));
+  auto pipe = runnable_npu_op(s, r.variant, arch, schedules::npu::fixed_knobs(r.knobs));
   ExtraInputs extra;
   if (s.prepare) s.prepare(call, extra);
   schedules::npu::JitArgs args;
-  for (const Halide::ImageParam& p : c->pipeline.inputs) {
+  for (const Halide::ImageParam& p : pipe->inputs) {
     const std::string& n = p.name();
     if (auto it = extra.tensors.find(n); it != extra.tensors.end()) {
       args.inputs[n] = it->second;
@@ -72,7 +72,7 @@ void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec
     }
   }
   const auto& values = r.params.values();
-  for (const Halide::Param<int32_t>& p : c->pipeline.ints) {
+  for (const Halide::Param<int32_t>& p : pipe->ints) {
     const std::string& n = p.name();
     auto v = values.find(n);
     if (auto k = r.knobs.find(n); k != r.knobs.end()) {
@@ -87,7 +87,7 @@ void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec
       fail(Errc::internal, s.op + " on npu-sim: no value for int parameter " + n);
     }
   }
-  for (const Halide::Param<float>& p : c->pipeline.floats) {
+  for (const Halide::Param<float>& p : pipe->floats) {
     const std::string& n = p.name();
     auto v = values.find(n);
     if (auto e = extra.floats.find(n); e != extra.floats.end()) {
@@ -99,12 +99,12 @@ void run_resolved(const NpuSchedule& s, const ResolvedRequest& r, const ArchSpec
     }
   }
   TensorMap outs;
-  for (const schedules::npu::NpuPipeline::Output& o : c->pipeline.outputs) {
+  for (const schedules::npu::NpuPipeline::Output& o : pipe->outputs) {
     auto t = tensors.find(o.tensor);
     if (t == tensors.end()) fail(Errc::internal, s.op + " on npu-sim: no tensor for output " + o.tensor);
     outs[o.tensor] = t->second;
   }
-  schedules::npu::jit_realize(c->pipeline, args, call, outs);
+  schedules::npu::jit_realize(*pipe, args, call, outs);
 }
 
 void run_npu_sim(const NpuSchedule& s, const Call& call) {

@@ -141,12 +141,33 @@ std::vector<int64_t> buffer_extents(const NpuSchedule& s, const std::map<std::st
 
 int64_t npu_lowerings() { return lowerings.load(); }
 
+namespace {
+
+std::string variant_key(const NpuSchedule& s, const std::string& variant, const ArchSpec& arch, const Knobs& fixed) {
+  std::string key = s.op + "|" + variant + "|" + arch_key(arch);
+  for (const auto& [name, value] : fixed) key += "|" + name + "=" + std::to_string(value);
+  return key;
+}
+
+}  // namespace
+
+std::shared_ptr<schedules::npu::NpuPipeline> runnable_npu_op(const NpuSchedule& s, const std::string& variant,
+                                                             const ArchSpec& arch, const Knobs& fixed) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<schedules::npu::NpuPipeline>> cache;
+  const std::string key = variant_key(s, variant, arch, fixed);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto p = std::make_shared<schedules::npu::NpuPipeline>(s.build(arch, variant, fixed));
+  cache[key] = p;
+  return p;
+}
+
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const NpuSchedule& s, const std::string& variant, const ArchSpec& arch,
                                                const Knobs& fixed) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<CompiledNpuOp>> cache;
-  std::string key = s.op + "|" + variant + "|" + arch_key(arch);
-  for (const auto& [name, value] : fixed) key += "|" + name + "=" + std::to_string(value);
+  const std::string key = variant_key(s, variant, arch, fixed);
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   auto c = std::make_shared<CompiledNpuOp>();

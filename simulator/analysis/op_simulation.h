@@ -73,6 +73,13 @@ struct CompiledNpuOp {
 std::shared_ptr<CompiledNpuOp> compiled_npu_op(const schedules::npu::NpuSchedule& schedule, const std::string& variant,
                                                const ArchSpec& arch, const schedules::npu::Knobs& fixed);
 
+// The same variant's pipeline for npu-sim runs alone (cached apart): a run JIT-compiles it
+// and reads no nest, and the analysis's lowering would be a fifth of its time. Apart from
+// compiled_npu_op's, because capturing a nest resets a pipeline's JIT-compiled code.
+std::shared_ptr<schedules::npu::NpuPipeline> runnable_npu_op(const schedules::npu::NpuSchedule& schedule,
+                                                             const std::string& variant, const ArchSpec& arch,
+                                                             const schedules::npu::Knobs& fixed);
+
 // How many variants were lowered so far (tests check the cache).
 int64_t npu_lowerings();
 
