@@ -37,10 +37,11 @@ int64_t weight_bytes(const ModelConfig& m, WeightType w) {
   int64_t layer = weight_matrix_bytes(D, q + 2 * kv, w) + weight_matrix_bytes(q, D, w) +
                   weight_matrix_bytes(D, 2 * F, w) + weight_matrix_bytes(F, D, w) + 2 * D * 2;  // two fp16 norms
   int64_t total = checked_mul(layer, m.layers, "weights");
-  // The embedding table stays fp16 (one row is looked up per token); an untied LM head is
-  // stored in the weights' dtype; a tied one is the table itself.
-  total = checked_add(total, checked_mul(m.vocab, D * 2, "embeddings"), "weights");
-  if (!m.tie_embeddings) total = checked_add(total, weight_matrix_bytes(D, m.vocab, w), "weights");
+  // The LM head is stored in the weights' dtype (decode streams it whole every step); an
+  // untied embedding table stays fp16 beside it (one row is looked up per token), a tied
+  // one is the LM head's matrix itself (the lookup dequantizes its row).
+  total = checked_add(total, weight_matrix_bytes(D, m.vocab, w), "weights");
+  if (!m.tie_embeddings) total = checked_add(total, checked_mul(m.vocab, D * 2, "embeddings"), "weights");
   return checked_add(total, D * 2, "weights");  // the final norm
 }
 
