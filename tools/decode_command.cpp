@@ -2,6 +2,8 @@
 // prefill time, a pooled KV-cache memory plan against the arch's DRAM and the share that
 // falls back to the CPU (docs/decode.md). Every stage is simulated through its NPU
 // schedule as `npukit sim` simulates it (tools/decode/plan.h).
+#include <algorithm>
+#include <charconv>
 #include <iostream>
 #include <memory>
 
@@ -16,8 +18,23 @@ namespace {
 
 struct DecodeArgs {
   std::string model, arch = "edge-6tops", fallback = "cpu", weights = "fp16", kv = "fp16", format = "table";
-  int64_t context = 1024, prompt = 128, batch = 1, block = 16;
+  // Text, parsed here: CLI11 saturates an out-of-range integer, so the message would name a
+  // value the user never gave. "" = the default.
+  std::string context, prompt = "128", batch = "1", block = "16";
 };
+
+// The default context: 1024 positions, or the model's cap when that is smaller.
+constexpr int64_t kDefaultContext = 1024;
+
+int64_t integer_argument(const char* flag, const std::string& text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end)
+    fail(Errc::invalid_argument, std::string(flag) + " " + text + ": must be an integer" +
+                                     (ec == std::errc::result_out_of_range ? " below 2^63" : ""));
+  return v;
+}
 
 // The largest batch planned: the attention core is simulated once and counted per
 // sequence, but the projections' rows are walked tile by tile.
@@ -45,15 +62,15 @@ int run_decode(const DecodeArgs& a) {
   } catch (const std::exception& e) {
     fail(Errc::invalid_argument, std::string("--model: ") + e.what());
   }
-  check_range("--context", a.context, 1, r.model.max_positions,
+  m.context = a.context.empty() ? std::min(kDefaultContext, r.model.max_positions) : integer_argument("--context", a.context);
+  m.prompt = integer_argument("--prompt", a.prompt);
+  m.batch = integer_argument("--batch", a.batch);
+  m.block = integer_argument("--kv-block", a.block);
+  check_range("--context", m.context, 1, r.model.max_positions,
               " (the model's max_position_embeddings is " + std::to_string(r.model.max_positions) + ")");
-  check_range("--prompt", a.prompt, 0, a.context, " (the prompt is part of the context)");
-  check_range("--batch", a.batch, 1, kMaxBatch, "");
-  check_range("--kv-block", a.block, 1, 65536, " (positions per KV-cache block)");
-  m.context = a.context;
-  m.prompt = a.prompt;
-  m.batch = a.batch;
-  m.block = a.block;
+  check_range("--prompt", m.prompt, 0, m.context, " (the prompt is part of the context, --context " + std::to_string(m.context) + ")");
+  check_range("--batch", m.batch, 1, kMaxBatch, "");
+  check_range("--kv-block", m.block, 1, 65536, " (positions per KV-cache block)");
   const sim::ArchSpec npu = arch_argument(a.arch);
   sim::ArchSpec cpu;
   try {
@@ -86,7 +103,7 @@ void add_decode(CLI::App& app, int& exit_code) {
   sub->add_option("--fallback-arch", args->fallback, "where ops the NPU cannot run go (default: cpu, the host preset)");
   sub->add_option("--weights", args->weights, "fp16 (default), int8 or int4 (memory-only: unpacked to int8 on chip)");
   sub->add_option("--kv", args->kv, "KV-cache dtype: fp16 (default) or int8 (memory-only)");
-  sub->add_option("--context", args->context, "KV-cache positions each decode step attends to (default 1024)");
+  sub->add_option("--context", args->context, "KV-cache positions each decode step attends to (default 1024, or the model's max_position_embeddings if smaller)");
   sub->add_option("--prompt", args->prompt, "prompt tokens for the prefill time, 0 for none (default 128)");
   sub->add_option("--batch", args->batch, "sequences decoded together (default 1)");
   sub->add_option("--kv-block", args->block, "positions per KV-cache pool block (default 16)");
