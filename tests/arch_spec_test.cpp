@@ -370,11 +370,11 @@ TEST(ResolveArch, ByNameByPathAndUnknown) {
 
   EXPECT_EQ(resolve_error("edge-6top"),
             "arch 'edge-6top': unknown preset (did you mean edge-6tops?); presets: "
-            "ascend-910b-like, edge-6tops, gemmini-default, vta-default; or give a path to "
-            "a .yaml file");
+            "ascend-910b-like, edge-6tops, gemmini-default, vta-default; host presets: cpu; or "
+            "give a path to a .yaml file");
   EXPECT_EQ(resolve_error("tpu"),
-            "arch 'tpu': unknown preset; presets: ascend-910b-like, edge-6tops, "
-            "gemmini-default, vta-default; or give a path to a .yaml file");
+            "arch 'tpu': unknown preset (did you mean cpu?); presets: ascend-910b-like, edge-6tops, "
+            "gemmini-default, vta-default; host presets: cpu; or give a path to a .yaml file");
   EXPECT_EQ(resolve_error("/nonexistent/arch.yaml"),
             "/nonexistent/arch.yaml: cannot open (No such file or directory)");
 }

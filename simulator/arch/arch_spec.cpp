@@ -717,12 +717,14 @@ const ArchSpec& preset(const std::string& name) {
   const std::vector<std::string> hosts = host_preset_names();
   std::string file = preset_dir() + "/" + name + ".yaml";
   if (std::find(hosts.begin(), hosts.end(), name) != hosts.end()) file = preset_dir() + "/host/" + name + ".yaml";
+  const std::vector<std::string> npus = names;
   names.insert(names.end(), hosts.begin(), hosts.end());
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string msg = "arch '" + name + "': unknown preset";
     std::string guess = closest(name, names);
     if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-    msg += "; presets: " + join(names, ", ") + "; or give a path to a .yaml file";
+    msg += "; presets: " + join(npus, ", ") + (hosts.empty() ? "" : "; host presets: " + join(hosts, ", ")) +
+           "; or give a path to a .yaml file";
     throw std::runtime_error(msg);
   }
   auto spec = std::make_unique<ArchSpec>(load_arch_spec(file));
