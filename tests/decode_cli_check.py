@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 from named_checks import report as report_checks
 
@@ -33,7 +34,9 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         tiny = os.path.join(d, "config.json")
         json.dump(TINY, open(tiny, "w"))
-        rc, out, err = run(npukit, "--model", tiny, "--context", "32", "--prompt", "4", "--batch", "2", "--format", "json")
+        svg = os.path.join(d, "plan.svg")
+        rc, out, err = run(npukit, "--model", tiny, "--context", "32", "--prompt", "4", "--batch", "2", "--format", "json",
+                           "--svg", svg)
         j = json.loads(out) if rc == 0 else {}
         checks.append(("json plan: exit 0", rc == 0))
         checks.append(("json has tokens_per_s, token_time_us, prefill_time_us, ops, memory, fallback",
@@ -50,6 +53,11 @@ def main():
                        mem.get("kv_cache") == 2 * 2 * 2 * 64 * 2 * 32 * 2 and mem.get("kv_blocks") == 4))
         checks.append(("max_context is capped by max_position_embeddings", mem.get("max_context") == 128))
         checks.append(("fallback: time and byte shares", {"time_share", "byte_share"} <= j.get("fallback", {}).keys()))
+        root = ET.parse(svg).getroot() if os.path.exists(svg) else None
+        groups = {g.get("id"): g for g in root.iter("{http://www.w3.org/2000/svg}g")} if root is not None else {}
+        checks.append(("--svg: an <svg> with the time bar (a rect per op) and the memory bar",
+                       root is not None and root.tag.endswith("svg") and "time" in groups and "memory" in groups and
+                       len(groups["time"].findall("{http://www.w3.org/2000/svg}rect")) == len([o for o in ops if o["time_us"] > 0])))
         checks.append(("prefill ran", j.get("prefill_time_us", 0) > 0 and len(j.get("prefill_ops", [])) == len(ops)))
 
         bad = os.path.join(d, "bad.json")
@@ -63,6 +71,8 @@ def main():
             (["--model", tiny, "--batch", "0"], ["--batch 0"]),
             (["--model", tiny, "--kv-block", "0"], ["--kv-block 0"]),
             (["--model", tiny, "--format", "xml"], ["--format xml"]),
+            (["--model", tiny, "--context", "16", "--prompt", "0", "--svg", os.path.join(d, "no", "x.svg")],
+             ["--svg", "cannot open"]),
             (["--model", "llama-3-8"], ["--model", "did you mean llama-3-8b?"]),
             (["--model", os.path.join(d, "none.json")], ["--model", "none.json: cannot read"]),
             (["--model", bad], ["num_key_value_heads = 3", "must divide num_attention_heads = 4"]),

@@ -10,6 +10,7 @@
 #include "runtime/error.h"
 #include "tools/commands.h"
 #include "tools/decode/plan.h"
+#include "tools/decode/plan_svg.h"
 #include "tools/decode/report.h"
 #include "tools/sim_helpers.h"
 
@@ -17,7 +18,7 @@ namespace npukit::cli {
 namespace {
 
 struct DecodeArgs {
-  std::string model, arch = "edge-6tops", fallback = "cpu", weights = "fp16", kv = "fp16", format = "table";
+  std::string model, arch = "edge-6tops", fallback = "cpu", weights = "fp16", kv = "fp16", format = "table", svg;
   // Text, parsed here: CLI11 saturates an out-of-range integer, so the message would name a
   // value the user never gave. "" = the default.
   std::string context, prompt = "128", batch = "1", block = "16";
@@ -83,6 +84,13 @@ int run_decode(const DecodeArgs& a) {
     const decode::MemoryPlan mem = decode::plan_memory(r.model, m, npu.dram.bytes);
     if (!mem.fits()) fail(Errc::invalid_argument, "memory plan: " + mem.overflow_text(npu.name));
     const decode::Plan plan = decode::make_plan(r, npu, cpu);
+    if (!a.svg.empty()) {
+      try {
+        decode::write_plan_svg(plan, a.svg);
+      } catch (const std::runtime_error& e) {
+        fail(Errc::invalid_argument, "--svg " + a.svg + ": " + e.what());
+      }
+    }
     if (a.format == "json")
       std::cout << decode::plan_json(plan).dump(2) << '\n';
     else
@@ -108,6 +116,7 @@ void add_decode(CLI::App& app, int& exit_code) {
   sub->add_option("--batch", args->batch, "sequences decoded together (default 1)");
   sub->add_option("--kv-block", args->block, "positions per KV-cache pool block (default 16)");
   sub->add_option("--format", args->format, "table (default) or json");
+  sub->add_option("--svg", args->svg, "write the plan as an SVG: per-op time per step and memory against capacity, stacked bars");
   sub->callback([args, &exit_code] { exit_code = run_decode(*args); });
 }
 
