@@ -10,6 +10,7 @@
 #include "simulator/arch/arch_spec.h"
 #include "tools/decode/model_config.h"
 #include "tools/decode/plan.h"
+#include "tools/decode/report.h"
 
 namespace {
 
@@ -105,6 +106,10 @@ TEST(DecodePlan, QuantizedWeightsCutTheGemmTimeByTheirBytes) {
   const int64_t before = stage_simulations();
   EXPECT_EQ(plan(m, edge, WeightType::int8).tokens_per_s, i8.tokens_per_s);
   EXPECT_EQ(stage_simulations(), before);
+  // The table names the figures and every stage.
+  const std::string table = format_plan(i8);
+  for (const char* s : {"tokens/s", "quantize x", "qkv projection", "gate+up projection", "lm head", "kv pool", "fallback: 0.0%"})
+    EXPECT_NE(table.find(s), std::string::npos) << s;
   EXPECT_FALSE(i4.notes.empty());
   EXPECT_NE(i4.notes[0].find("memory-only"), std::string::npos);
 }
