@@ -5,14 +5,17 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
 #include "runtime/bind.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
+#include "runtime/text.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
+#include "tools/gate/summary.h"
 
 namespace npukit {
 namespace {
@@ -321,6 +324,43 @@ TEST(Gate, JsonRoundTripsAndJunitHasOneSuitePerOp) {
   gate::write_junit(xml, r);
   EXPECT_NE(xml.str().find("<testsuite name=\"rms_norm\""), std::string::npos);
   EXPECT_NE(xml.str().find("<failure message=\"FAIL"), std::string::npos);
+}
+
+TEST(Gate, TheMatrixSumsEachCellAndKeepsItsWorstMetric) {
+  const auto good = gate_run(rms_norm_spec());
+  auto r = gate_run(doctored([](const Call& c) {
+    real_kernel(c);
+    static_cast<float*>(c.tensor("y").data)[0] *= 1.001f;
+  }));
+  for (auto& c : r) c.target = "doctored";
+  r.insert(r.begin(), good.begin(), good.end());
+  const gate::Matrix m = gate::summarize(r);
+  ASSERT_EQ(m.rows.size(), 1u);
+  EXPECT_EQ(m.targets, (std::vector<std::string>{"cpu", "doctored"}));
+  const gate::CellSummary& bad = m.rows[0].by_target.at("doctored");
+  EXPECT_EQ(bad.counts.at(golden::Status::fail), static_cast<int>(good.size()));
+  EXPECT_EQ(bad.worst_status(), golden::Status::fail);
+  EXPECT_GT(bad.fraction, 1);
+  const gate::CellSummary& cpu = m.rows[0].by_target.at("cpu");
+  EXPECT_TRUE(cpu.passed());
+  EXPECT_LE(cpu.fraction, 1);
+  EXPECT_EQ(m.rows[0].by_target_class.at("cpu").at("normal").total, cpu.total);
+
+  std::ostringstream text, html;
+  gate::print_matrix(text, r);
+  gate::write_html(html, r);
+  EXPECT_NE(text.str().find("PASS " + std::to_string(good.size())), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("\n    " + r.back().repro + "\n"), std::string::npos) << text.str();
+  EXPECT_NE(html.str().find("data-target=\"doctored\" data-status=\"FAIL\""), std::string::npos);
+  EXPECT_NE(html.str().find(xml_escape(r.back().repro)), std::string::npos);
+}
+
+TEST(Gate, LimitFractions) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(gate::limit_fraction({golden::Status::pass, "lsb", 0, 0, ""}), 0);
+  EXPECT_EQ(gate::limit_fraction({golden::Status::fail, "lsb", 2, 0, ""}), inf);
+  EXPECT_EQ(gate::limit_fraction({golden::Status::fail, "max_rel", std::nan(""), 1e-5, ""}), inf);
+  EXPECT_DOUBLE_EQ(gate::limit_fraction({golden::Status::pass, "max_rel", 5e-6, 1e-5, ""}), 0.5);
 }
 
 }  // namespace

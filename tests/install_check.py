@@ -23,6 +23,7 @@ CONSUMER = os.path.join(HERE, "consumer")
 EXPECTED = [
     "include/npukit/npukit.h",
     "include/npukit/dtype.h",
+    "include/npukit/external_kernel.h",
     "lib/libnpukit.so",
     "bin/npukit",
     "lib/cmake/npukit/npukitConfig.cmake",

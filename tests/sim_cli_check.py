@@ -95,7 +95,7 @@ def main():
                        all(o is not None and np.array_equal(o, want) for o in outs.values())))
         # Int8 and float weights over fp16 activations both run on npu-sim and pass.
         rc, out, err = run(npukit, "gate", "--op", "qkv_attention", "--target", "npu-sim:edge-6tops", "--class", "normal",
-                           "--dtype", "float16")
+                           "--dtype", "float16", "--verbose")
         checks.append(("qkv_attention int8 and float weights with fp16 on npu-sim: every case PASS",
                        rc == 0 and "w=int8" in out and "PASS" in out and "FAIL" not in out and "UNSUPPORTED" not in out))
 

@@ -11,16 +11,18 @@
 #endif
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/gate/external_impl.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
+#include "tools/gate/shell_word.h"
 
 namespace npukit::cli {
 namespace {
 
 struct GateArgs {
   gate::Options options;
-  std::string json, junit, baseline, schedule;
-  bool no_isolate = false;
+  std::string json, junit, report, baseline, schedule, impl, target_name;
+  bool no_isolate = false, verbose = false;
 };
 
 void check_known(const std::vector<std::string>& given, const std::vector<std::string>& known, const char* flag) {
@@ -74,12 +76,26 @@ int run_gate(const GateArgs& a) {
   }
   gate::Options options = a.options;
   options.isolate = !a.no_isolate;
+  if (!a.impl.empty()) {
+    if (options.ops.size() != 1)
+      fail(Errc::invalid_argument, "--impl " + a.impl + ": needs exactly one --op (the op whose signature the kernel has)");
+    const std::string name = gate::register_external_kernel(find_op(options.ops.front()), a.impl, a.target_name);
+    options.targets.push_back(name);  // without --target, the external kernel alone
+    options.target_flags[name] = "--impl " + gate::shell_word(a.impl) + " --target-name " + name;
+  } else if (!a.target_name.empty()) {
+    fail(Errc::invalid_argument, "--target-name " + a.target_name + ": names the kernel of --impl, which is missing");
+  }
   std::vector<gate::CaseResult> results = gate::run(all_ops(), options);
   if (!a.baseline.empty()) gate::apply_baseline(results, a.baseline);
 
-  gate::print_table(std::cout, results);
+  if (a.verbose) {
+    gate::print_table(std::cout, results);
+  } else {
+    gate::print_matrix(std::cout, results);
+  }
   if (!a.json.empty()) write_file(a.json, [&](std::ostream& os) { os << gate::report_json(results).dump(2) << '\n'; });
   if (!a.junit.empty()) write_file(a.junit, [&](std::ostream& os) { gate::write_junit(os, results); });
+  if (!a.report.empty()) write_file(a.report, [&](std::ostream& os) { gate::write_html(os, results); });
   const int code = gate::exit_code(results);
   if (code == 3) return code;
   const std::vector<std::string> unrunnable = gate::unrunnable_requests(results, options);
@@ -106,9 +122,14 @@ void add_gate(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1000));
   sub->add_option("--json", args->json, "write every metric and the worst points as JSON");
   sub->add_option("--junit", args->junit, "write JUnit XML (one suite per op)");
+  sub->add_option("--report", args->report, "write one self-contained HTML page: the matrix, per-class detail, failing cases");
+  sub->add_flag("--verbose", args->verbose, "print one row per case instead of the op x dtype x target matrix");
   sub->add_option("--baseline", args->baseline, "fail cases whose metrics regressed against this --json report");
   sub->add_option("--schedule", args->schedule,
                   "NPU schedule knobs for the npu-sim targets of the one --op, e.g. tile_n=256,double_buffer=0, or @FILE (npukit tune --emit)");
+  sub->add_option("--impl", args->impl,
+                  "gate a kernel npukit did not build: LIB.so:SYMBOL with the op's signature (include/npukit/external_kernel.h; npukit list --op OP)");
+  sub->add_option("--target-name", args->target_name, "the target name --impl's kernel gets in the reports (default: SYMBOL)");
   sub->add_flag("--no-isolate", args->no_isolate, "run kernels in this process (no crash isolation; for debuggers)");
   sub->callback([args, &exit_code] { exit_code = run_gate(*args); });
 }

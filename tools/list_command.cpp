@@ -8,6 +8,7 @@
 #include "schedules/npu/npu_schedule.h"
 #endif
 #include "tools/commands.h"
+#include "tools/gate/external_impl.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit::cli {
@@ -67,6 +68,8 @@ int list(const std::string& only) {
       std::cout << "  gated dtypes: " << join(gated) << '\n';
       std::cout << "  NaN/Inf: " << hooks->nan_contract << '\n';
     }
+    // Only for one op: the signature of a kernel `gate --impl` gates for it.
+    if (!only.empty()) std::cout << "  external kernel (npukit/external_kernel.h): " << gate::external_signature(*op);
     std::cout << '\n';
   }
   return 0;

@@ -5,6 +5,7 @@
 #include "runtime/error.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
+#include "tools/gate/shell_word.h"
 
 namespace npukit::gate {
 namespace {
@@ -61,6 +62,7 @@ int apply_baseline(std::vector<CaseResult>& results, const std::string& baseline
     }
     if (what.empty()) continue;
     ++regressed;
+    r.repro += " --baseline " + shell_word(baseline_path);  // without it the rerun would pass
     if (r.status == golden::Status::pass || r.status == golden::Status::mistrusted) {
       r.status = golden::Status::fail;
       r.metric = "baseline";

@@ -27,6 +27,7 @@ struct Group {
   DType dtype;
   std::string input_class;
   int repeat = 1;  // Options::repeat
+  std::string target_flags;  // Options::target_flags of this target, or "--target <target>"
 };
 
 uint64_t fnv1a(const void* data, size_t n) {
@@ -37,7 +38,7 @@ uint64_t fnv1a(const void* data, size_t n) {
 }
 
 std::string repro_line(const Group& g, int index) {
-  return "npukit gate --op " + g.op->name + " --target " + g.target + " --dtype " +
+  return "npukit gate --op " + g.op->name + " " + g.target_flags + " --dtype " +
          std::string(dtype_name(g.dtype)) + " --class " + g.input_class + " --case " +
          std::to_string(index) + (g.repeat > 1 ? " --repeat " + std::to_string(g.repeat) : "");
 }
@@ -371,10 +372,13 @@ std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& opti
   for (const GatedOp& op : ops) {
     if (!selected(options.ops, op.spec->name)) continue;
     for (const std::string& target : targets) {
+      const auto flags = options.target_flags.find(target);
+      const std::string target_flags = flags == options.target_flags.end() ? "--target " + target : flags->second;
       for (DType dtype : op.hooks->dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
         for (const std::string& cls : golden::input_classes()) {
-          if (selected(options.classes, cls)) groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat});
+          if (selected(options.classes, cls))
+            groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags});
         }
       }
     }

@@ -23,6 +23,9 @@ struct Options {
   // NONDETERMINISTIC unless every run writes the same bytes as the first.
   int repeat = 1;
   bool isolate = true;  // run each group in a child process, so a crashing kernel is reported
+  // The arguments that select a target in a repro line, where "--target T" would not (an
+  // external kernel: "--impl LIB.so:SYMBOL --target-name T").
+  std::map<std::string, std::string> target_flags;
 };
 
 struct OutputResult {

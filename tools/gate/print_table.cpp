@@ -39,11 +39,8 @@ void print_table(std::ostream& os, const std::vector<CaseResult>& results) {
     any = true;
     os << "  " << r.repro << "    # " << golden::status_name(r.status) << " " << r.summary << '\n';
   }
-  std::map<std::string, int> counts;
-  for (const CaseResult& r : results) counts[std::string(golden::status_name(r.status))]++;
-  os << '\n' << results.size() << " cases:";
-  for (const auto& [status, n] : counts) os << ' ' << status << ' ' << n;
   os << '\n';
+  print_totals(os, results);
 }
 
 }  // namespace npukit::gate
