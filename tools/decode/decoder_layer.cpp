@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "schedules/npu/dequantize_rows.h"
 #include "schedules/npu/linear.h"
 #include "simulator/analysis/stage_simulation.h"
 
@@ -32,6 +33,13 @@ NpuStage stage(std::string label, std::string op, std::string dtype, schedules::
   s.shape = std::move(shape);
   s.params = std::move(params);
   return s;
+}
+
+PlanItem plain(const std::string& group, NpuStage s) {
+  PlanItem it;
+  it.group = group;
+  it.stage = std::move(s);
+  return it;
 }
 
 bool is_gemm(const NpuStage& s) { return s.op == "int8_gemm" || s.schedule == &schedules::npu::npu_stage_linear(); }
@@ -70,20 +78,20 @@ void add_gemm(std::vector<PlanItem>& out, const std::string& group, const std::s
     out.push_back(gemm_item(group, s, 1, w, prefill));
     return;
   }
+  // As qkv_attention's own int8 stages do it: int32 accumulators, then a dequantization
+  // stage to fp16. (int8_gemm's fused out=float16 would save the accumulators' DRAM round
+  // trip, but its chooser overflows ascend-910b-like's 64 KiB L0B even at K = N = 4096.)
   PlanItem q;
   q.group = group;
   q.stage = stage("quantize " + label, "per_token_quant", "float16", {{"T", M}, {"K", K}});
   out.push_back(q);
-  out.push_back(gemm_item(group, stage(label, "int8_gemm", "int8", {{"M", M}, {"K", K}, {"N", N}}, {{"out", "float16"}}),
+  out.push_back(gemm_item(group, stage(label, "int8_gemm", "int8", {{"M", M}, {"K", K}, {"N", N}}, {{"out", "int32"}}),
                           1, w, prefill));
+  NpuStage dq = stage("dequantize " + label, "", "float16", {{"M", M}, {"N", N}});
+  dq.schedule = &schedules::npu::npu_stage_dequantize_rows();
+  out.push_back(plain(group, dq));
 }
 
-PlanItem plain(const std::string& group, NpuStage s) {
-  PlanItem it;
-  it.group = group;
-  it.stage = std::move(s);
-  return it;
-}
 
 }  // namespace
 

@@ -21,10 +21,10 @@ std::string pad(std::string s, size_t w) {
 std::string percent(double share) { return fixed(100 * share, 1) + "%"; }
 
 void pass_table(std::ostringstream& out, const PassResult& pass) {
-  out << "  " << pad("op", 26) << pad("schedule", 20) << pad("shape", 40) << pad("runs", 6) << pad("time us", 13)
+  out << "  " << pad("op", 32) << pad("schedule", 20) << pad("shape", 40) << pad("runs", 6) << pad("time us", 13)
       << pad("share", 8) << pad("bound", 10) << pad("unit", 5) << "DRAM bytes\n";
   for (const OpRow& r : pass.rows) {
-    out << "  " << pad(r.label, 26) << pad(r.op, 20) << pad(r.shape, 40) << pad(std::to_string(r.runs), 6)
+    out << "  " << pad(r.label, 32) << pad(r.op, 20) << pad(r.shape, 40) << pad(std::to_string(r.runs), 6)
         << pad(fixed(r.time_us, 1), 13) << pad(percent(r.share), 8) << pad(r.bound, 10) << pad(r.unit, 5)
         << r.dram_bytes << "\n";
     if (!r.fallback_reason.empty())
