@@ -1,5 +1,6 @@
 #include "tools/decode/model_config.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -144,6 +145,8 @@ ModelConfig resolve_model(const std::string& arg) {
   const bool path = arg.find('/') != std::string::npos ||
                     (arg.size() > 5 && arg.compare(arg.size() - 5, 5, ".json") == 0);
   if (!path) return model_preset(arg);
+  std::error_code ec;
+  if (std::filesystem::is_directory(arg, ec)) throw std::invalid_argument(arg + ": is a directory (give the config.json in it)");
   std::ifstream f(arg);
   if (!f) throw std::invalid_argument(arg + ": cannot read");
   std::stringstream ss;
