@@ -68,8 +68,8 @@ PlanItem gemm_item(std::string group, NpuStage s, int64_t count, WeightType w, b
   return it;
 }
 
-// A GEMM in the weights' dtype: int8_gemm with fp16 output for int8/int4 (after the
-// activations' per-token quantization), the fp16 linear stage for fp16.
+// A GEMM in the weights' dtype: for int8/int4 the activations' per-token quantization,
+// int8_gemm and a dequantization to fp16; for fp16 the fp16 linear stage.
 void add_gemm(std::vector<PlanItem>& out, const std::string& group, const std::string& label, int64_t M, int64_t K,
               int64_t N, WeightType w, bool prefill) {
   if (w == WeightType::fp16) {
