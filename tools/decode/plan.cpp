@@ -49,8 +49,13 @@ const StageSim& simulate_stage(const schedules::npu::NpuStage& s, const sim::Arc
     for (const sim::Violation& v : r.violations)
       if (v.severity == sim::Violation::error && out.error.empty()) out.error = v.rule + ": " + v.message;
   } catch (const std::invalid_argument& e) {
+    // The analysis refuses shapes whose tiles it would walk for minutes; the planner has no
+    // --schedule, so say what to shrink instead.
+    const std::string why = e.what();
+    const bool tiles = why.find("tiles: the analysis walks every tile") != std::string::npos;
     throw std::invalid_argument(s.label + " (" + (s.op.empty() ? s.schedule->op : s.op) + " " + shape_text(s.shape) +
-                                ") on " + arch.name + ": " + e.what());
+                                ") on " + arch.name + ": " + why +
+                                (tiles ? "; for npukit decode: a shorter --prompt or a smaller --batch" : ""));
   }
   ++g_simulations;
   return cache.emplace(key, out).first->second;
