@@ -157,7 +157,7 @@ TEST(ArchSpec, UnknownKeysSuggestTheClosest) {
   EXPECT_EQ(error_of(with("clock_ghz", "clok_ghz")),
             "edge.yaml: clok_ghz: unknown key (did you mean clock_ghz?)");
   EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  colour: blue")),
-            "edge.yaml: dram.colour: unknown key (known keys: bandwidth_gbps, latency_ns)");
+            "edge.yaml: dram.colour: unknown key (known keys: bandwidth_gbps, latency_ns, bytes)");
   EXPECT_EQ(error_of(with("  kind: cube\n", "  kind: cube\n  rows: 16\n")),
             "edge.yaml: matrix.rows: only for kind systolic (this matrix is kind cube)");
   EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  latency_ns: 90")),
@@ -310,6 +310,29 @@ TEST(ArchPresets, PeakMatchesTheSource) {
   EXPECT_EQ(preset("vta-default").find_buffer("acc")->bytes, 128 * 1024);
 }
 
+// dram.bytes (the decode planner's capacity) is optional, an integer like buffer sizes.
+TEST(ArchSpec, DramBytesIsAnOptionalBoundedInteger) {
+  EXPECT_EQ(parse_arch_spec(with("latency_ns: 100", "latency_ns: 100"), "edge.yaml").dram.bytes, 0);
+  EXPECT_EQ(parse_arch_spec(with("latency_ns: 100", "latency_ns: 100\n  bytes: 8589934592"), "edge.yaml").dram.bytes,
+            8589934592);
+  EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  bytes: 2000000000000")),
+            "edge.yaml: dram.bytes = 2000000000000: must be at most 2^40 in magnitude");
+  EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  bytes: 0")), "edge.yaml: dram.bytes = 0: must be positive");
+  EXPECT_EQ(error_of(with("latency_ns: 100", "latency_ns: 100\n  bytes: 8GB")), "edge.yaml: dram.bytes = \"8GB\": must be an integer");
+}
+
+// Every preset states its DRAM capacity; the host CPU preset is found by name but is no NPU preset.
+TEST(ArchPresets, EveryPresetHasADramCapacityAndTheCpuIsAHostPreset) {
+  for (const auto& name : preset_names()) EXPECT_GT(preset(name).dram.bytes, 0) << name;
+  EXPECT_EQ(host_preset_names(), std::vector<std::string>{"cpu"});
+  const ArchSpec& cpu = preset("cpu");
+  EXPECT_EQ(cpu.name, "cpu");
+  EXPECT_NEAR(cpu.dram.bandwidth_gbps, 14, 1e-9);
+  EXPECT_NEAR(cpu.peak_ops_per_second(Dtype::int8), 1.024e12, 1e6);
+  EXPECT_NE(cpu.source.find("1.024 TOPS int8, 256 GFLOPS fp16"), std::string::npos);
+  EXPECT_EQ(preset("vta-default").dram.bytes, 512ll << 20);
+}
+
 TEST(ArchPresets, AscendFacts) {
   const ArchSpec& s = preset("ascend-910b-like");
   EXPECT_EQ(s.find_buffer("UB")->bytes, 192 * 1024);
@@ -347,11 +370,11 @@ TEST(ResolveArch, ByNameByPathAndUnknown) {
 
   EXPECT_EQ(resolve_error("edge-6top"),
             "arch 'edge-6top': unknown preset (did you mean edge-6tops?); presets: "
-            "ascend-910b-like, edge-6tops, gemmini-default, vta-default; or give a path to "
-            "a .yaml file");
+            "ascend-910b-like, edge-6tops, gemmini-default, vta-default; host presets: cpu; or "
+            "give a path to a .yaml file");
   EXPECT_EQ(resolve_error("tpu"),
-            "arch 'tpu': unknown preset; presets: ascend-910b-like, edge-6tops, "
-            "gemmini-default, vta-default; or give a path to a .yaml file");
+            "arch 'tpu': unknown preset (did you mean cpu?); presets: ascend-910b-like, edge-6tops, "
+            "gemmini-default, vta-default; host presets: cpu; or give a path to a .yaml file");
   EXPECT_EQ(resolve_error("/nonexistent/arch.yaml"),
             "/nonexistent/arch.yaml: cannot open (No such file or directory)");
 }

@@ -20,3 +20,12 @@ foreach(npu_test npu_analysis_test npu_walk_merge_test npu_bad_schedules_test np
   target_link_libraries(${npu_test} PRIVATE npukit_npu_sim GTest::gtest_main)
   gtest_discover_tests(${npu_test} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endforeach()
+
+# npukit decode's planner (tools/decode): the seeds' arithmetic through the stage
+# simulations, the memory plan, the CPU fallback, the model configs (a few seconds).
+if (TARGET npukit_decode)
+  add_executable(decode_plan_test ${CMAKE_CURRENT_LIST_DIR}/decode_plan_test.cpp)
+  target_link_libraries(decode_plan_test PRIVATE npukit_decode GTest::gtest_main)
+  target_compile_definitions(decode_plan_test PRIVATE NPUKIT_TEST_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+  gtest_discover_tests(decode_plan_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+endif ()

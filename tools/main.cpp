@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
 #ifndef NPUKIT_NO_SIMULATOR
   npukit::cli::add_sim(app, exit_code);
   npukit::cli::add_tune(app, exit_code);
+  npukit::cli::add_decode(app, exit_code);
 #endif
   // CLI11 answers an unknown first word with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

@@ -476,8 +476,12 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
 
 Dram read_dram(const Reader& r, const YAML::Node& d) {
   r.require_map(d, "dram");
-  r.check_keys(d, "dram", {"bandwidth_gbps", "latency_ns"});
+  r.check_keys(d, "dram", {"bandwidth_gbps", "latency_ns", "bytes"});
   Dram dram;
+  // Optional: the cost model never reads it; the decode planner's memory plan does. The
+  // integer reader's 2^40 bound (1 TiB) is far above any accelerator's DRAM and keeps the
+  // planner's sums of it exact.
+  if (d["bytes"]) dram.bytes = r.positive_integer(d["bytes"], "dram.bytes");
   dram.bandwidth_gbps =
       r.positive_number(r.require(d, "dram", "bandwidth_gbps"), "dram.bandwidth_gbps");
   dram.latency_ns =
@@ -681,20 +685,27 @@ std::string arch_summary(const ArchSpec& s) {
         << (&d == &s.dma.back() ? "" : ",");
   out << "\n  dram: " << format_double(s.dram.bandwidth_gbps) << " GB/s, "
       << format_double(s.dram.latency_ns) << " ns ("
-      << format_double(s.dram_bytes_per_cycle_per_core()) << " B/cycle per core)\n";
+      << format_double(s.dram_bytes_per_cycle_per_core()) << " B/cycle per core"
+      << (s.dram.bytes > 0 ? ", " + format_bytes(s.dram.bytes) : std::string()) << ")\n";
   if (!s.source.empty()) out << "  source: " << s.source << "\n";
   return out.str();
 }
 
-std::vector<std::string> preset_names() {
+namespace {
+std::vector<std::string> yaml_stems(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(preset_dir(), ec))
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
     if (entry.is_regular_file() && entry.path().extension() == ".yaml")
       names.push_back(entry.path().stem().string());
   std::sort(names.begin(), names.end());
   return names;
 }
+}  // namespace
+
+std::vector<std::string> preset_names() { return yaml_stems(preset_dir()); }
+
+std::vector<std::string> host_preset_names() { return yaml_stems(preset_dir() + "/host"); }
 
 const ArchSpec& preset(const std::string& name) {
   static std::mutex mutex;
@@ -702,15 +713,21 @@ const ArchSpec& preset(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(name);
   if (it != cache.end()) return *it->second;
-  const std::vector<std::string> names = preset_names();
+  std::vector<std::string> names = preset_names();
+  const std::vector<std::string> hosts = host_preset_names();
+  std::string file = preset_dir() + "/" + name + ".yaml";
+  if (std::find(hosts.begin(), hosts.end(), name) != hosts.end()) file = preset_dir() + "/host/" + name + ".yaml";
+  const std::vector<std::string> npus = names;
+  names.insert(names.end(), hosts.begin(), hosts.end());
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string msg = "arch '" + name + "': unknown preset";
     std::string guess = closest(name, names);
     if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-    msg += "; presets: " + join(names, ", ") + "; or give a path to a .yaml file";
+    msg += "; presets: " + join(npus, ", ") + (hosts.empty() ? "" : "; host presets: " + join(hosts, ", ")) +
+           "; or give a path to a .yaml file";
     throw std::runtime_error(msg);
   }
-  auto spec = std::make_unique<ArchSpec>(load_arch_spec(preset_dir() + "/" + name + ".yaml"));
+  auto spec = std::make_unique<ArchSpec>(load_arch_spec(file));
   return *cache.emplace(name, std::move(spec)).first->second;
 }
 

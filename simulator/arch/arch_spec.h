@@ -83,6 +83,7 @@ struct DmaEngine {
 struct Dram {
   double bandwidth_gbps = 0;  // GB/s (1e9 bytes per second)
   double latency_ns = 0;
+  int64_t bytes = 0;  // capacity; 0 when the file gives no `bytes` (optional key)
 };
 
 // Which buffer holds what in the shipped NPU schedules: the matrix unit's two operands and
@@ -134,6 +135,10 @@ std::string arch_summary(const ArchSpec& spec);
 // (bin/../share/npukit/presets), else of NPUKIT_ARCH_PRESET_DIR (the source tree's),
 // named by their file stem.
 std::vector<std::string> preset_names();
+// Host presets (presets/host/*.yaml: the CPU the decode planner falls back to). `preset`
+// and `resolve_arch` find them by name too, but they are no NPU: preset_names() leaves
+// them out, so the npu-sim targets and the tests that sweep every NPU preset skip them.
+std::vector<std::string> host_preset_names();
 const ArchSpec& preset(const std::string& name);  // loaded once, then cached
 // A path (contains '/' or ends in .yaml/.yml) is loaded; anything else is a preset name.
 // An unknown name throws with the list of presets.
