@@ -58,6 +58,11 @@ def main():
         checks.append(("--svg: an <svg> with the time bar (a rect per op) and the memory bar",
                        root is not None and root.tag.endswith("svg") and "time" in groups and "memory" in groups and
                        len(groups["time"].findall("{http://www.w3.org/2000/svg}rect")) == len([o for o in ops if o["time_us"] > 0])))
+        # Each bar's rects are sized by their values: together they fill its width (880).
+        widths = {k: [float(r.get("width")) for r in groups[k].findall("{http://www.w3.org/2000/svg}rect")]
+                  for k in ("time", "memory") if k in groups}
+        checks.append(("--svg: the bars' rects have widths that fill the bar",
+                       len(widths) == 2 and all(w and min(w) >= 0 and abs(sum(w) - 880) < 2 for w in widths.values())))
         checks.append(("prefill ran", j.get("prefill_time_us", 0) > 0 and len(j.get("prefill_ops", [])) == len(ops)))
 
         bad = os.path.join(d, "bad.json")

@@ -146,8 +146,11 @@ TEST(DecodePlan, Fp16OnAnInt8OnlyArrayFallsBackAndIsFlagged) {
   for (const std::string& n : p.notes) flagged = flagged || n.find("FALLBACK over 20%") != std::string::npos;
   EXPECT_TRUE(flagged);
   // Vector work (norms, RoPE, SiLU) stays on the array: the CPU would run it on its vector unit too.
-  for (const OpRow& r : p.decode.rows)
-    if (r.op == "rope" || r.op == "silu_mul" || r.op == "add_rms_norm") EXPECT_EQ(r.unit, "npu") << r.label;
+  for (const OpRow& r : p.decode.rows) {
+    if (r.op == "rope" || r.op == "silu_mul" || r.op == "add_rms_norm") {
+      EXPECT_EQ(r.unit, "npu") << r.label;
+    }
+  }
 }
 
 // layers x 2 x kv_heads x head_dim x bytes x context x batch, in whole blocks.

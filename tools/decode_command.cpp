@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "runtime/error.h"
+#include "runtime/text.h"
 #include "tools/commands.h"
 #include "tools/decode/plan.h"
 #include "tools/decode/plan_svg.h"
@@ -106,7 +107,7 @@ int run_decode(const DecodeArgs& a) {
 void add_decode(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<DecodeArgs>();
   CLI::App* sub = app.add_subcommand("decode", "plan LLM decode on an NPU arch: tokens/s, prefill, memory, CPU fallback");
-  sub->add_option("--model", args->model, "a model preset (tinyllama-1.1b, llama-3.2-3b, llama-2-7b, llama-3-8b, qwen2-7b) or a Hugging Face config.json")->required();
+  sub->add_option("--model", args->model, "a model preset (" + join_names(decode::model_preset_names()) + ") or a Hugging Face config.json")->required();
   sub->add_option("--arch", args->arch, "an NPU preset or arch .yaml file (default: edge-6tops)");
   sub->add_option("--fallback-arch", args->fallback, "where ops the NPU cannot run go (default: cpu, the host preset)");
   sub->add_option("--weights", args->weights, "fp16 (default), int8 or int4 (memory-only: unpacked to int8 on chip)");

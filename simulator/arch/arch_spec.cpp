@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/closest_name.h"
 #include "runtime/text.h"
 #include "simulator/arch/dtype_bytes.h"
 
@@ -72,33 +73,6 @@ std::string one_of(const std::vector<std::string>& items) {
   return join(head, ", ") + " or " + items.back();
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The closest candidate when it is close enough to be a plausible typo, else "".
-std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_d = std::string::npos;
-  for (const auto& c : candidates) {
-    size_t d = edit_distance(word, c);
-    if (d < best_d) best_d = d, best = c;
-  }
-  size_t limit = std::max<size_t>(2, word.size() / 3);
-  return best_d <= limit ? best : "";
-}
-
 bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::string format_double(double v) {
@@ -143,7 +117,7 @@ class Reader {
       if (std::find(known.begin(), known.end(), key) != known.end()) continue;
       if (std::find(others.begin(), others.end(), key) != others.end())
         fail(key_path, others_reason);
-      std::string guess = closest(key, known);
+      std::string guess = closest_name(key, known);
       if (!guess.empty()) fail(key_path, "unknown key (did you mean " + guess + "?)");
       fail(key_path, "unknown key (known keys: " + join(known, ", ") + ")");
     }
@@ -721,7 +695,7 @@ const ArchSpec& preset(const std::string& name) {
   names.insert(names.end(), hosts.begin(), hosts.end());
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string msg = "arch '" + name + "': unknown preset";
-    std::string guess = closest(name, names);
+    std::string guess = closest_name(name, names);
     if (!guess.empty()) msg += " (did you mean " + guess + "?)";
     msg += "; presets: " + join(npus, ", ") + (hosts.empty() ? "" : "; host presets: " + join(hosts, ", ")) +
            "; or give a path to a .yaml file";

@@ -5,6 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
+
+#include "runtime/closest_name.h"
+#include "runtime/text.h"
 
 namespace npukit::decode {
 
@@ -45,21 +49,6 @@ const std::vector<ModelConfig>& presets() {
   return p;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Limits far above any published decoder that keep every product the planner forms
 // (layers x 2 x kv_heads x head_dim x bytes x context x batch) checkable in int64.
 constexpr int64_t kMaxDim = int64_t{1} << 24;
@@ -93,14 +82,12 @@ std::vector<std::string> model_preset_names() {
 }
 
 ModelConfig model_preset(const std::string& name) {
-  std::string list, guess;
-  size_t best = 3;
+  std::vector<std::string> names;
   for (const ModelConfig& m : presets()) {
     if (m.name == name) return m;
-    list += (list.empty() ? "" : ", ") + m.name;
-    const size_t d = edit_distance(name, m.name);
-    if (d < best) best = d, guess = m.name;
+    names.push_back(m.name);
   }
+  const std::string list = join_names(names), guess = closest_name(name, names);
   throw std::invalid_argument("model '" + name + "': unknown preset" + (guess.empty() ? "" : " (did you mean " + guess + "?)") +
                               "; presets: " + list + "; or give a path to a Hugging Face config.json");
 }
