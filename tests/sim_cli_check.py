@@ -75,6 +75,18 @@ def main():
         open(huge, "w").write("# " + "x" * (2 << 20) + "\n")
         rc, out, err = run(npukit, "sim", "--arch", huge, "--op", "rms_norm")
         checks.append(("--arch over 1 MiB: exit 2 before parsing", rc == 2 and "up to 1 MiB" in err and len(err) < 300))
+        # Binary bytes where YAML should be: the echo is one printable UTF-8 line of at most
+        # 1024 bytes with its cut marked (runtime/text.h's one_line).
+        binary = os.path.join(d, "binary.yaml")
+        open(binary, "wb").write(bytes(range(256)) * 4)
+        p = subprocess.run([npukit, "sim", "--arch", binary, "--op", "rms_norm"], capture_output=True)
+        try:
+            text = p.stderr.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        checks.append(("--arch BINARY: exit 2, one line of UTF-8, cut at 1024 bytes and marked",
+                       p.returncode == 2 and text is not None and text.count("\n") == 1 and len(p.stderr) < 1100
+                       and "bytes cut]" in text and all(c >= " " for c in text.rstrip("\n"))))
         rc, out, err = run(npukit, "frobnicate")
         checks.append(("unknown subcommand: exit 2 naming it and the known ones",
                        rc == 2 and "unknown subcommand 'frobnicate'" in err and "sim" in err))
