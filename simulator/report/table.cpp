@@ -45,9 +45,9 @@ std::string rpad(const std::string& s, size_t width) {
 
 }  // namespace
 
-std::string format_shape(const OpAnalysis& a) {
+std::string format_shape(const std::map<std::string, int64_t>& shape) {
   std::string out;
-  for (const auto& [name, v] : a.shape) out += (out.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  for (const auto& [name, v] : shape) out += (out.empty() ? "" : " ") + name + "=" + std::to_string(v);
   return out.empty() ? "-" : out;
 }
 

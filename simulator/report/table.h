@@ -2,6 +2,8 @@
 // the table of a whole model that the CLI prints.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "simulator/simulate.h"
@@ -9,8 +11,10 @@
 
 namespace npukit::sim {
 
-// "M=1 N=4096 K=4096": the op's named dims in the analysis's order (sorted by name).
-std::string format_shape(const OpAnalysis& analysis);
+// "K=4096 M=1 N=4096": named dims, sorted by name ("-" for none).
+std::string format_shape(const std::map<std::string, int64_t>& shape);
+// The analysis's shape, as above.
+inline std::string format_shape(const OpAnalysis& analysis) { return format_shape(analysis.shape); }
 
 // Op, shape, arch, cycles and time, bound and critical-path split, per-unit busy cycles
 // and utilization, DRAM bytes, MACs, roofline figures, notes, violations with their fixes.

@@ -1,10 +1,12 @@
 #include "tools/decode/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "simulator/analysis/op_simulation.h"
+#include "simulator/report/table.h"
 #include "simulator/simulate.h"
 
 namespace npukit::decode {
@@ -21,19 +23,13 @@ struct StageSim {
 
 int64_t g_simulations = 0;
 
-std::string shape_text(const schedules::npu::Shape& s) {
-  std::string t;
-  for (const auto& [k, v] : s) t += (t.empty() ? "" : " ") + k + "=" + std::to_string(v);
-  return t;
-}
-
 // One stage on one arch, as `npukit sim` analyses it; cached by everything that shapes it.
 const StageSim& simulate_stage(const schedules::npu::NpuStage& s, const sim::ArchSpec& arch) {
   static std::mutex mutex;
   static std::map<std::string, StageSim> cache;
   std::string key = arch.origin + "|" + arch.name + "|" + s.op + "|" +
                     (s.schedule ? std::to_string(reinterpret_cast<uintptr_t>(s.schedule)) : "") + "|" + s.dtype + "|" +
-                    shape_text(s.shape);
+                    sim::format_shape(s.shape);
   for (const auto& [k, v] : s.params) key += "|" + k + "=" + v;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -53,7 +49,7 @@ const StageSim& simulate_stage(const schedules::npu::NpuStage& s, const sim::Arc
     // --schedule, so say what to shrink instead.
     const std::string why = e.what();
     const bool tiles = why.find("tiles: the analysis walks every tile") != std::string::npos;
-    throw std::invalid_argument(s.label + " (" + (s.op.empty() ? s.schedule->op : s.op) + " " + shape_text(s.shape) +
+    throw std::invalid_argument(s.label + " (" + (s.op.empty() ? s.schedule->op : s.op) + " " + sim::format_shape(s.shape) +
                                 ") on " + arch.name + ": " + why +
                                 (tiles ? "; for npukit decode: a shorter --prompt or a smaller --batch" : ""));
   }
@@ -83,7 +79,7 @@ void add_items(PassResult& pass, const std::vector<PlanItem>& items, int64_t tim
     row.group = it.group;
     row.label = it.stage.label;
     row.op = it.stage.op.empty() ? it.stage.schedule->op : it.stage.op;
-    row.shape = shape_text(it.stage.shape);
+    row.shape = sim::format_shape(it.stage.shape);
     row.runs = it.count * times;
     row.note = it.note;
     const double runs = static_cast<double>(row.runs);
@@ -191,9 +187,8 @@ Plan make_plan(const PlanRequest& r, const sim::ArchSpec& npu, const sim::ArchSp
     plan.notes.push_back("batch " + std::to_string(mr.batch) +
                          ": projections, RoPE and cache writes run on all rows at once; the attention core runs once per "
                          "sequence over its own cache");
-  const double share = std::max(plan.decode.fallback_time_share(), plan.decode.fallback_byte_share());
-  if (share > kFallbackFlag)
-    plan.notes.push_back("FALLBACK over 20%: the CPU takes " + std::to_string(static_cast<int>(100 * plan.decode.fallback_time_share() + 0.5)) +
+  if (plan.decode.fallback_flagged())
+    plan.notes.push_back("FALLBACK over " + std::to_string(static_cast<int>(100 * kFallbackFlag + 0.5)) + "%: the CPU takes " + std::to_string(static_cast<int>(100 * plan.decode.fallback_time_share() + 0.5)) +
                          "% of the decode time and " + std::to_string(static_cast<int>(100 * plan.decode.fallback_byte_share() + 0.5)) +
                          "% of its bytes: the NPU is not worth it for this model and dtype");
   return plan;

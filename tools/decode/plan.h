@@ -43,6 +43,8 @@ struct PassResult {
   int64_t fallback_bytes = 0;    // their DRAM bytes
   double fallback_time_share() const { return time_us > 0 ? fallback_time_us / time_us : 0; }
   double fallback_byte_share() const { return dram_bytes > 0 ? static_cast<double>(fallback_bytes) / static_cast<double>(dram_bytes) : 0; }
+  // More than kFallbackFlag of the time or of the bytes on the CPU.
+  bool fallback_flagged() const;
 };
 
 struct Plan {
@@ -58,6 +60,9 @@ struct Plan {
 
 // Above this share of time or bytes on the CPU the NPU is not worth it (the 20%).
 constexpr double kFallbackFlag = 0.20;
+inline bool PassResult::fallback_flagged() const {
+  return fallback_time_share() > kFallbackFlag || fallback_byte_share() > kFallbackFlag;
+}
 // One hand-over between the NPU and the CPU (a driver round trip, caches flushed):
 // assumed, 10 us each way.
 constexpr double kHandoverUs = 10.0;

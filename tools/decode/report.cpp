@@ -54,7 +54,7 @@ nlohmann::json fallback_json(const PassResult& pass) {
           {"time_share", pass.fallback_time_share()},
           {"bytes", pass.fallback_bytes},
           {"byte_share", pass.fallback_byte_share()},
-          {"flagged", pass.fallback_time_share() > kFallbackFlag || pass.fallback_byte_share() > kFallbackFlag}};
+          {"flagged", pass.fallback_flagged()}};
 }
 
 }  // namespace
