@@ -80,10 +80,7 @@ int run_decode(const DecodeArgs& a) {
   } catch (const std::exception& e) {
     fail(Errc::invalid_argument, std::string("--fallback-arch: ") + e.what());
   }
-  // The memory plan first: a plan that does not fit is refused before any simulation.
   try {
-    const decode::MemoryPlan mem = decode::plan_memory(r.model, m, npu.dram.bytes);
-    if (!mem.fits()) fail(Errc::invalid_argument, "memory plan: " + mem.overflow_text(npu.name));
     const decode::Plan plan = decode::make_plan(r, npu, cpu);
     if (!a.svg.empty()) {
       try {

@@ -13,11 +13,18 @@ using schedules::npu::NpuStage;
 const char* to_string(WeightType w) { return w == WeightType::fp16 ? "fp16" : w == WeightType::int8 ? "int8" : "int4"; }
 const char* to_string(KvType k) { return k == KvType::fp16 ? "fp16" : "int8"; }
 
+namespace {
+
+// int4's fp16 scales: one per group of kInt4Group along K, per output channel.
+int64_t int4_scale_bytes(int64_t K, int64_t N) { return (K + kInt4Group - 1) / kInt4Group * N * 2; }
+
+}  // namespace
+
 int64_t weight_matrix_bytes(int64_t K, int64_t N, WeightType w) {
   switch (w) {
     case WeightType::fp16: return K * N * 2;
     case WeightType::int8: return K * N + N * 4;
-    case WeightType::int4: return (K + 1) / 2 * N + (K + kInt4Group - 1) / kInt4Group * N * 2;
+    case WeightType::int4: return (K + 1) / 2 * N + int4_scale_bytes(K, N);
   }
   return 0;
 }
@@ -55,7 +62,7 @@ PlanItem gemm_item(std::string group, NpuStage s, int64_t count, WeightType w, b
   const int64_t K = s.shape.at("K"), N = s.shape.at("N");
   it.resident_bytes = weight_matrix_bytes(K, N, w);
   if (w == WeightType::int4) {
-    it.extra_bytes = (K + kInt4Group - 1) / kInt4Group * N * 2;
+    it.extra_bytes = int4_scale_bytes(K, N);
     if (!prefill) {
       s.shape["K"] = (K + 1) / 2;
       it.note = "int4 memory-only: int8 GEMM at K/2 (the same weight bytes) + group scales";

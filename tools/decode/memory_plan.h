@@ -46,6 +46,6 @@ MemoryPlan plan_memory(const ModelConfig& m, const MemoryRequest& r, int64_t cap
 int64_t checked_mul(int64_t a, int64_t b, const std::string& what);
 int64_t checked_add(int64_t a, int64_t b, const std::string& what);
 
-std::string format_bytes(int64_t bytes);  // "6.43 GB (6,425,000,000 B)"
+std::string format_bytes(int64_t bytes);  // "6.43 GB", "12.3 MB" or "512 B" (decimal units)
 
 }  // namespace npukit::decode

@@ -156,6 +156,8 @@ Plan make_plan(const PlanRequest& r, const sim::ArchSpec& npu, const sim::ArchSp
   plan.fallback_arch = cpu.name;
   const MemoryRequest& mr = r.memory;
   plan.memory = plan_memory(r.model, mr, npu.dram.bytes);
+  // Refused before any simulation.
+  if (!plan.memory.fits()) throw std::invalid_argument("memory plan: " + plan.memory.overflow_text(npu.name));
   PassShape decode;
   decode.tokens = 1;
   decode.seqs = mr.batch;

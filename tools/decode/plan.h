@@ -67,7 +67,8 @@ inline bool PassResult::fallback_flagged() const {
 // assumed, 10 us each way.
 constexpr double kHandoverUs = 10.0;
 
-// std::invalid_argument naming the setting when a stage cannot be planned.
+// std::invalid_argument naming the setting when a stage cannot be planned, or what
+// overflows the arch's dram.bytes by how much when the memory plan does not fit.
 Plan make_plan(const PlanRequest& r, const sim::ArchSpec& npu, const sim::ArchSpec& cpu);
 
 // How many distinct stage simulations ran in this process (tests check the cache).
