@@ -13,8 +13,6 @@
 namespace npukit::gate {
 namespace {
 
-std::string esc(const std::string& s) { return xml_escape(s); }
-
 // Green at 0 of the limit to yellow at the limit: how much margin a passing cell has.
 // Past the limit, or any failed case, is red; a crash dark red; only UNSUPPORTED grey.
 std::string colour(const CellSummary& c) {
@@ -40,13 +38,13 @@ void cell(std::ostream& os, const CellSummary* c, const std::string& op, const s
   }
   char fraction[32];
   std::snprintf(fraction, sizeof fraction, "%.3g", c->fraction);
-  os << "<td class=\"cell\" style=\"" << colour(*c) << "\" data-op=\"" << esc(op) << "\" data-dtype=\"" << esc(dtype)
-     << "\" data-target=\"" << esc(target) << "\"";
-  if (!input_class.empty()) os << " data-class=\"" << esc(input_class) << "\"";
+  os << "<td class=\"cell\" style=\"" << colour(*c) << "\" data-op=\"" << xml_escape(op) << "\" data-dtype=\"" << xml_escape(dtype)
+     << "\" data-target=\"" << xml_escape(target) << "\"";
+  if (!input_class.empty()) os << " data-class=\"" << xml_escape(input_class) << "\"";
   os << " data-status=\"" << golden::status_name(c->worst_status()) << "\" data-fraction=\""
-     << (c->has_worst ? fraction : "") << "\" title=\"" << esc(c->worst.summary) << "\">" << esc(counts_text(*c));
+     << (c->has_worst ? fraction : "") << "\" title=\"" << xml_escape(c->worst.summary) << "\">" << xml_escape(counts_text(*c));
   const std::string worst = worst_text(*c);
-  if (!worst.empty()) os << "<br><small>" << esc(worst) << "</small>";
+  if (!worst.empty()) os << "<br><small>" << xml_escape(worst) << "</small>";
   os << "</td>";
 }
 
@@ -73,10 +71,10 @@ void write_html(std::ostream& os, const std::vector<CaseResult>& results) {
         "runnable (UNSUPPORTED).</p>\n";
 
   os << "<h2>Matrix</h2>\n<table id=\"matrix\"><tr><th>op</th><th>dtype</th>";
-  for (const std::string& t : m.targets) os << "<th>" << esc(t) << "</th>";
+  for (const std::string& t : m.targets) os << "<th>" << xml_escape(t) << "</th>";
   os << "</tr>\n";
   for (const MatrixRow& row : m.rows) {
-    os << "<tr><th>" << esc(row.op) << "</th><th>" << esc(row.dtype) << "</th>";
+    os << "<tr><th>" << xml_escape(row.op) << "</th><th>" << xml_escape(row.dtype) << "</th>";
     for (const std::string& t : m.targets) {
       auto it = row.by_target.find(t);
       cell(os, it == row.by_target.end() ? nullptr : &it->second, row.op, row.dtype, t, "");
@@ -86,13 +84,13 @@ void write_html(std::ostream& os, const std::vector<CaseResult>& results) {
   os << "</table>\n";
 
   os << "<h2>By input class</h2>\n<table id=\"classes\"><tr><th>op</th><th>dtype</th><th>target</th>";
-  for (const std::string& c : m.classes) os << "<th>" << esc(c) << "</th>";
+  for (const std::string& c : m.classes) os << "<th>" << xml_escape(c) << "</th>";
   os << "</tr>\n";
   for (const MatrixRow& row : m.rows) {
     for (const std::string& t : m.targets) {
       auto by_class = row.by_target_class.find(t);
       if (by_class == row.by_target_class.end()) continue;
-      os << "<tr><th>" << esc(row.op) << "</th><th>" << esc(row.dtype) << "</th><th>" << esc(t) << "</th>";
+      os << "<tr><th>" << xml_escape(row.op) << "</th><th>" << xml_escape(row.dtype) << "</th><th>" << xml_escape(t) << "</th>";
       for (const std::string& c : m.classes) {
         auto it = by_class->second.find(c);
         cell(os, it == by_class->second.end() ? nullptr : &it->second, row.op, row.dtype, t, c);
@@ -111,10 +109,10 @@ void write_html(std::ostream& os, const std::vector<CaseResult>& results) {
     std::string what = r.summary;
     if (!r.error.empty()) what += (what.empty() ? "" : ": ") + r.error;
     os << "<tr class=\"failure\" data-status=\"" << golden::status_name(r.status) << "\"><td>"
-       << golden::status_name(r.status) << "</td><td>" << esc(r.op) << "</td><td>" << esc(r.target) << "</td><td>"
-       << esc(r.dtype) << "</td><td>" << esc(r.input_class) << "</td><td>"
-       << esc((r.case_index >= 0 ? std::to_string(r.case_index) + " " : "") + r.case_name) << "</td><td>" << esc(what)
-       << "</td><td><code class=\"repro\">" << esc(r.repro) << "</code></td></tr>\n";
+       << golden::status_name(r.status) << "</td><td>" << xml_escape(r.op) << "</td><td>" << xml_escape(r.target) << "</td><td>"
+       << xml_escape(r.dtype) << "</td><td>" << xml_escape(r.input_class) << "</td><td>"
+       << xml_escape((r.case_index >= 0 ? std::to_string(r.case_index) + " " : "") + r.case_name) << "</td><td>" << xml_escape(what)
+       << "</td><td><code class=\"repro\">" << xml_escape(r.repro) << "</code></td></tr>\n";
   }
   if (shown == 0) os << "<tr><td colspan=\"8\">none</td></tr>\n";
   os << "</table>\n</body></html>\n";
