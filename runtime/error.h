@@ -4,6 +4,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "runtime/message.h"
 
 namespace npukit {
 
@@ -16,13 +19,20 @@ enum class Errc {
 
 class Error : public std::runtime_error {
  public:
-  Error(Errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  // Every error is one printable line, whoever composed it (runtime/message.h).
+  Error(Errc code, const std::string& what) : std::runtime_error(one_line(what)), code_(code) {}
   Errc code() const { return code_; }
 
  private:
   Errc code_;
 };
 
-[[noreturn]] inline void fail(Errc code, const std::string& message) { throw Error(code, message); }
+[[noreturn]] inline void fail(Errc code, const std::string& what) { throw Error(code, what); }
+
+// fail(Errc::invalid_argument, "'{}' has {} dims, expected {}", name, ndim, want).
+template <class Arg, class... Args>
+[[noreturn]] void fail(Errc code, fmt::format_string<Arg, Args...> format, Arg&& arg, Args&&... args) {
+  throw Error(code, fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
+}
 
 }  // namespace npukit

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,11 +12,10 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include "runtime/closest_name.h"
-#include "runtime/text.h"
+#include "runtime/message.h"
 #include "simulator/arch/dtype_bytes.h"
 
 #ifndef NPUKIT_ARCH_PRESET_DIR
@@ -75,11 +73,7 @@ std::string one_of(const std::vector<std::string>& items) {
 
 bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-std::string format_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string format_double(double v) { return fmt::format("{:g}", v); }
 
 // Validates one YAML tree and turns it into an ArchSpec. Every failure is one line:
 // "<origin>: <path>[ = <value>]: <rule>".
@@ -88,7 +82,7 @@ class Reader {
   explicit Reader(std::string origin) : origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
-    throw std::runtime_error(one_line(origin_ + ": " + path + ": " + rule));
+    throw std::runtime_error(message("{}: {}: {}", origin_, path, rule));
   }
   [[noreturn]] void fail(const std::string& path, const YAML::Node& value,
                          const std::string& rule, bool quote_text = true) const {
@@ -99,7 +93,7 @@ class Reader {
     return path.empty() ? key : path + "." + key;
   }
   static std::string item(const std::string& path, size_t i) {
-    return path + "[" + std::to_string(i) + "]";
+    return fmt::format("{}[{}]", path, i);
   }
 
   // Rejects unknown and repeated keys. `others` names keys valid elsewhere (another
@@ -118,8 +112,8 @@ class Reader {
       if (std::find(others.begin(), others.end(), key) != others.end())
         fail(key_path, others_reason);
       std::string guess = closest_name(key, known);
-      if (!guess.empty()) fail(key_path, "unknown key (did you mean " + guess + "?)");
-      fail(key_path, "unknown key (known keys: " + join(known, ", ") + ")");
+      if (!guess.empty()) fail(key_path, fmt::format("unknown key (did you mean {}?)", guess));
+      fail(key_path, fmt::format("unknown key (known keys: {})", join(known, ", ")));
     }
   }
 
@@ -298,10 +292,10 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
       bool known = false;
       for (const auto& [value, name] : kDtypes)
         if (key == name) d = value, known = true;
-      if (!known) r.fail(p, "unknown dtype (must be " + one_of(names_of(kDtypes)) + ")");
+      if (!known) r.fail(p, fmt::format("unknown dtype (must be {})", one_of(names_of(kDtypes))));
       if (!unit.supports(d))
-        r.fail(p, "dtype " + key + " is not in matrix.dtypes [" + join(listed, ", ") +
-                      "]; add it there or remove this shape");
+        r.fail(p, fmt::format("dtype {} is not in matrix.dtypes [{}]; add it there or remove this shape", key,
+                              join(listed, ", ")));
       if (unit.shapes.count(d)) r.fail(p, "duplicate key");
       const YAML::Node s = kv.second;
       r.require_map(s, p);
@@ -314,8 +308,8 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
     }
     for (Dtype d : unit.dtypes)
       if (!unit.shapes.count(d))
-        r.fail(std::string("matrix.shapes.") + to_string(d),
-               std::string("missing (required: ") + to_string(d) + " is in matrix.dtypes)");
+        r.fail(fmt::format("matrix.shapes.{}", to_string(d)),
+               fmt::format("missing (required: {} is in matrix.dtypes)", to_string(d)));
     if (const YAML::Node layout = m["layout"]) {
       unit.layout = r.choice(layout, "matrix.layout", kLayouts);
       // An NZ fractal is 16 rows of 32 bytes (layouts/nz.h): the cube's shape for each
@@ -324,10 +318,9 @@ MatrixUnit read_matrix(const Reader& r, const YAML::Node& m) {
         if (unit.layout != OperandLayout::nz) break;
         if (shape.m0 != 16 || shape.k0 * dtype_bytes(d) != 32)
           r.fail("matrix.layout", layout,
-                 std::string("NZ fractals are 16 rows x 32 B, but matrix.shapes.") + to_string(d) + " is m0 = " +
-                     std::to_string(shape.m0) + ", k0 = " + std::to_string(shape.k0) + " (" +
-                     std::to_string(shape.k0 * dtype_bytes(d)) + " B); use layout nd or m0 = 16, k0 = " +
-                     std::to_string(32 / dtype_bytes(d)),
+                 fmt::format("NZ fractals are 16 rows x 32 B, but matrix.shapes.{} is m0 = {}, k0 = {} ({} B); "
+                             "use layout nd or m0 = 16, k0 = {}",
+                             to_string(d), shape.m0, shape.k0, shape.k0 * dtype_bytes(d), 32 / dtype_bytes(d)),
                  false);
       }
     }
@@ -397,7 +390,7 @@ std::vector<Buffer> read_buffers(const Reader& r, const YAML::Node& list) {
     for (size_t j = 0; j < out.size(); ++j)
       if (out[j].name == buf.name)
         r.fail(p + ".name", b["name"],
-               "duplicate buffer name (buffers[" + std::to_string(j) + "] has it)", false);
+               fmt::format("duplicate buffer name (buffers[{}] has it)", j), false);
     buf.bytes = r.positive_integer(r.require(b, p, "bytes"), p + ".bytes");
     buf.alignment = r.power_of_two(r.require(b, p, "alignment"), p + ".alignment");
     buf.banks = r.positive_integer(r.require(b, p, "banks"), p + ".banks");
@@ -427,7 +420,7 @@ std::vector<DmaEngine> read_dma(const Reader& r, const YAML::Node& list) {
     for (size_t j = 0; j < out.size(); ++j)
       if (out[j].name == e.name)
         r.fail(p + ".name", d["name"],
-               "duplicate dma name (dma[" + std::to_string(j) + "] has it)", false);
+               fmt::format("duplicate dma name (dma[{}] has it)", j), false);
     e.bytes_per_cycle =
         r.positive_number(r.require(d, p, "bytes_per_cycle"), p + ".bytes_per_cycle");
     e.setup_cycles =
@@ -464,19 +457,14 @@ Dram read_dram(const Reader& r, const YAML::Node& d) {
 }
 
 std::string format_bytes(int64_t b) {
-  if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + " MiB";
-  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
-  return std::to_string(b) + " B";
+  if (b >= (1 << 20) && b % (1 << 20) == 0) return fmt::format("{} MiB", b >> 20);
+  if (b >= 1024 && b % 1024 == 0) return fmt::format("{} KiB", b >> 10);
+  return fmt::format("{} B", b);
 }
 
 std::string format_rate(double ops, bool integer_dtype) {
   const char* unit = integer_dtype ? "OPS" : "FLOPS";
-  char buf[64];
-  if (ops >= 1e12)
-    std::snprintf(buf, sizeof buf, "%.2f T%s", ops / 1e12, unit);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f G%s", ops / 1e9, unit);
-  return buf;
+  return ops >= 1e12 ? fmt::format("{:.2f} T{}", ops / 1e12, unit) : fmt::format("{:.1f} G{}", ops / 1e9, unit);
 }
 
 // The installed presets beside the running program (bin/../share/npukit/presets), so that
@@ -540,12 +528,12 @@ const DmaEngine* ArchSpec::find_dma(const std::string& n) const {
 }
 
 const DmaEngine& ArchSpec::dma_for(DmaDirection want) const {
-  if (dma.empty()) throw std::invalid_argument(one_line("arch " + name + ": no DMA engine to carry transfers"));
+  if (dma.empty()) throw std::invalid_argument(message("arch {}: no DMA engine to carry transfers", name));
   const char* what = want == DmaDirection::in ? "loads (direction in or both)" : "stores (direction out or both)";
   for (const DmaEngine& e : dma)
     if (e.direction_given && (e.direction == want || e.direction == DmaDirection::both)) return e;
   for (const DmaEngine& e : dma)
-    if (e.direction_given) throw std::invalid_argument(one_line("arch " + name + ": no DMA engine carries " + what));
+    if (e.direction_given) throw std::invalid_argument(message("arch {}: no DMA engine carries {}", name, what));
   if (want == DmaDirection::out && dma.size() > 1) return dma[1];
   return dma[0];
 }
@@ -564,9 +552,9 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) throw std::runtime_error(one_line(origin + ": malformed YAML: " + e.msg));
-    throw std::runtime_error(one_line(origin + ": malformed YAML at line " + std::to_string(e.mark.line + 1) +
-                                      ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg));
+    if (e.mark.is_null()) throw std::runtime_error(message("{}: malformed YAML: {}", origin, e.msg));
+    throw std::runtime_error(
+        message("{}: malformed YAML at line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   const Reader r(origin);
   if (!root.IsDefined() || root.IsNull()) r.fail("(top level)", "empty document (expected a mapping with name, clock_ghz, cores, matrix, vector, buffers, dma, dram)");
@@ -591,8 +579,8 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
     stores = stores || (e.direction_given && e.direction != DmaDirection::in);
   }
   if (any_given && (!loads || !stores))
-    r.fail("dma", std::string("no engine carries ") + (loads ? "stores" : "loads") + " (give one direction: " +
-                      (loads ? "out" : "in") + " or both)");
+    r.fail("dma", fmt::format("no engine carries {} (give one direction: {} or both)", loads ? "stores" : "loads",
+                              loads ? "out" : "in"));
   spec.dram = read_dram(r, r.require(root, "", "dram"));
   spec.roles = read_roles(r, root["roles"], spec.buffers);
   if (root["sync_cycles"]) {
@@ -608,61 +596,56 @@ ArchSpec load_arch_spec(const std::string& path) {
   constexpr std::uintmax_t kMaxSpecBytes = 1 << 20;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw std::runtime_error(path + ": is a directory; an architecture is a preset name or a YAML file");
+    throw std::runtime_error(message("{}: is a directory; an architecture is a preset name or a YAML file", path));
   }
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (!ec && size > kMaxSpecBytes) {
-    throw std::runtime_error(path + ": " + std::to_string(size) + " bytes; an architecture spec may have up to 1 MiB");
+    throw std::runtime_error(message("{}: {} bytes; an architecture spec may have up to 1 MiB", path, size));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open (" + std::strerror(errno) + ")");
+  if (!in) throw std::runtime_error(message("{}: cannot open ({})", path, std::strerror(errno)));
   std::string text(kMaxSpecBytes + 1, '\0');  // a pipe or device has no size to check first
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxSpecBytes) throw std::runtime_error(path + ": longer than 1 MiB, the limit for an architecture spec");
+  if (text.size() > kMaxSpecBytes) throw std::runtime_error(message("{}: longer than 1 MiB, the limit for an architecture spec", path));
   return parse_arch_spec(text, path);
 }
 
 std::string arch_summary(const ArchSpec& s) {
-  std::ostringstream out;
-  out << s.name << ": " << s.cores << (s.cores == 1 ? " core" : " cores") << " at "
-      << format_double(s.clock_ghz) << " GHz\n";
-  out << "  matrix: " << to_string(s.matrix.kind);
+  std::string out;
+  append(out, "{}: {} {} at {} GHz\n", s.name, s.cores, s.cores == 1 ? "core" : "cores", format_double(s.clock_ghz));
+  append(out, "  matrix: {}", to_string(s.matrix.kind));
   if (s.matrix.kind == MatrixKind::systolic)
-    out << " " << s.matrix.rows << "x" << s.matrix.cols << " " << to_string(s.matrix.dataflow);
-  out << ";";
+    append(out, " {}x{} {}", s.matrix.rows, s.matrix.cols, to_string(s.matrix.dataflow));
+  out += ";";
   for (Dtype d : s.matrix.dtypes) {
-    out << " " << to_string(d);
+    append(out, " {}", to_string(d));
     if (s.matrix.kind == MatrixKind::cube) {
       const CubeShape& c = s.matrix.shapes.at(d);
-      out << " " << c.m0 << "x" << c.k0 << "x" << c.n0;
+      append(out, " {}x{}x{}", c.m0, c.k0, c.n0);
     }
-    out << " " << s.matrix.macs_per_cycle(d) << " MAC/cycle/core = "
-        << format_rate(s.peak_ops_per_second(d), d == Dtype::int8 || d == Dtype::int32)
-        << (d == s.matrix.dtypes.back() ? "" : ",");
+    append(out, " {} MAC/cycle/core = {}{}", s.matrix.macs_per_cycle(d),
+        format_rate(s.peak_ops_per_second(d), d == Dtype::int8 || d == Dtype::int32),
+        d == s.matrix.dtypes.back() ? "" : ",");
   }
-  if (s.matrix.layout == OperandLayout::nz) out << "; operands staged in NZ fractals (16 rows x 32 B)";
-  out << "\n  vector: " << format_double(s.vector.bytes_per_cycle) << " B/cycle\n";
-  out << "  buffers:";
+  if (s.matrix.layout == OperandLayout::nz) out += "; operands staged in NZ fractals (16 rows x 32 B)";
+  append(out, "\n  vector: {} B/cycle\n", format_double(s.vector.bytes_per_cycle));
+  out += "  buffers:";
   for (const auto& b : s.buffers) {
     std::vector<std::string> readers;
     for (Unit u : b.readers) readers.push_back(to_string(u));
-    out << " " << b.name << " " << format_bytes(b.bytes) << " (align " << b.alignment << ", "
-        << b.banks << (b.banks == 1 ? " bank" : " banks") << "; " << join(readers, "/") << ")"
-        << (&b == &s.buffers.back() ? "" : ",");
+    append(out, " {} {} (align {}, {} {}; {}){}", b.name, format_bytes(b.bytes), b.alignment, b.banks,
+        b.banks == 1 ? "bank" : "banks", join(readers, "/"), &b == &s.buffers.back() ? "" : ",");
   }
-  out << "\n  dma:";
+  out += "\n  dma:";
   for (const auto& d : s.dma)
-    out << " " << d.name << " " << format_double(d.bytes_per_cycle) << " B/cycle (setup "
-        << d.setup_cycles << ", burst " << d.burst_bytes << ", align " << d.alignment
-        << (d.partial_writes ? ", partial writes" : "") << ")"
-        << (&d == &s.dma.back() ? "" : ",");
-  out << "\n  dram: " << format_double(s.dram.bandwidth_gbps) << " GB/s, "
-      << format_double(s.dram.latency_ns) << " ns ("
-      << format_double(s.dram_bytes_per_cycle_per_core()) << " B/cycle per core"
-      << (s.dram.bytes > 0 ? ", " + format_bytes(s.dram.bytes) : std::string()) << ")\n";
-  if (!s.source.empty()) out << "  source: " << s.source << "\n";
-  return out.str();
+    append(out, " {} {} B/cycle (setup {}, burst {}, align {}{}){}", d.name, format_double(d.bytes_per_cycle), d.setup_cycles,
+        d.burst_bytes, d.alignment, d.partial_writes ? ", partial writes" : "", &d == &s.dma.back() ? "" : ",");
+  append(out, "\n  dram: {} GB/s, {} ns ({} B/cycle per core{})\n", format_double(s.dram.bandwidth_gbps),
+      format_double(s.dram.latency_ns), format_double(s.dram_bytes_per_cycle_per_core()),
+      s.dram.bytes > 0 ? ", " + format_bytes(s.dram.bytes) : std::string());
+  if (!s.source.empty()) append(out, "  source: {}\n", s.source);
+  return out;
 }
 
 namespace {

@@ -1,15 +1,15 @@
 #include "simulator/report/table.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <sstream>
+
+#include "runtime/message.h"
 
 namespace npukit::sim {
 namespace {
 
 // 1234567 -> "1,234,567": cycle and byte counts are read by eye.
 std::string grouped(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  std::string digits = fmt::format("{}", v < 0 ? -v : v), out;
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
@@ -17,11 +17,7 @@ std::string grouped(int64_t v) {
   return v < 0 ? "-" + out : out;
 }
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 // 6.144e12 -> "6.14 T": ops/s and bytes/s across many orders of magnitude.
 std::string si(double v) {
@@ -43,55 +39,60 @@ std::string rpad(const std::string& s, size_t width) {
   return std::string(s.size() < width ? width - s.size() : 1, ' ') + s;
 }
 
+// The violations block that ends both the single-op and the staged table.
+void append_violations(std::string& o, const std::vector<Violation>& violations) {
+  const int64_t errors = count_errors(violations);
+  const int64_t warnings = static_cast<int64_t>(violations.size()) - errors;
+  append(o, "\nviolations  {} {}, {} {}\n", errors, errors == 1 ? "error" : "errors", warnings,
+         warnings == 1 ? "warning" : "warnings");
+  for (const Violation& v : violations) {
+    append(o, "  {}{} [{}] {}{}: {}\n", v.source.known() ? v.source.text() + ": " : "", to_string(v.severity), v.rule,
+           v.func, v.loop.empty() ? "" : " @ " + v.loop, v.message);
+    append(o, "    fix: {}\n", v.suggestion);
+  }
+}
+
 }  // namespace
 
 std::string format_shape(const std::map<std::string, int64_t>& shape) {
   std::string out;
-  for (const auto& [name, v] : shape) out += (out.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  for (const auto& [name, v] : shape) append(out, "{}{}={}", out.empty() ? "" : " ", name, v);
   return out.empty() ? "-" : out;
 }
 
 std::string format_table(const SimResult& s) {
   const CostReport& c = s.cost;
-  std::ostringstream o;
-  o << "op          " << s.analysis.op << " " << to_string(s.analysis.dtype) << " (" << format_shape(s.analysis) << ")\n";
+  std::string o;
+  append(o, "op          {} {} ({})\n", s.analysis.op, to_string(s.analysis.dtype), format_shape(s.analysis));
   if (!s.analysis.schedule.empty()) {
-    o << "schedule   ";
-    for (const auto& [name, v] : s.analysis.schedule) o << " " << name << "=" << v;
-    o << "\n";
+    o += "schedule   ";
+    for (const auto& [name, v] : s.analysis.schedule) append(o, " {}={}", name, v);
+    o += "\n";
   }
-  o << "arch        " << s.arch.name << " (" << s.arch.cores << (s.arch.cores == 1 ? " core" : " cores") << ", "
-    << fixed(s.arch.clock_ghz, 2) << " GHz)\n";
-  o << "cycles      " << grouped(c.total_cycles) << " = " << fixed(c.time_us, 3) << " us on " << c.cores_used << " of "
-    << s.arch.cores << (s.arch.cores == 1 ? " core" : " cores") << "; " << grouped(c.iterations) << " tile iteration"
-    << (c.iterations == 1 ? "" : "s") << " on the busiest core" << (c.double_buffered ? ", double-buffered" : "") << "\n";
-  o << "            prologue " << grouped(c.prologue_cycles) << " + " << grouped(c.iterations) << " x "
-    << grouped(c.iteration_cycles) << " + epilogue " << grouped(c.epilogue_cycles) << "\n";
+  const char* cores = s.arch.cores == 1 ? "core" : "cores";
+  append(o, "arch        {} ({} {}, {:.2f} GHz)\n", s.arch.name, s.arch.cores, cores, s.arch.clock_ghz);
+  append(o, "cycles      {} = {:.3f} us on {} of {} {}; {} tile iteration{} on the busiest core{}\n",
+         grouped(c.total_cycles), c.time_us, c.cores_used, s.arch.cores, cores, grouped(c.iterations),
+         c.iterations == 1 ? "" : "s", c.double_buffered ? ", double-buffered" : "");
+  append(o, "            prologue {} + {} x {} + epilogue {}\n", grouped(c.prologue_cycles), grouped(c.iterations),
+         grouped(c.iteration_cycles), grouped(c.epilogue_cycles));
   const double total = static_cast<double>(std::max<int64_t>(1, c.total_cycles));
-  o << "bound       " << to_string(c.bound) << " (critical path: compute " << pct(c.critical_path.compute / total)
-    << ", bandwidth " << pct(c.critical_path.bandwidth / total) << ", latency " << pct(c.critical_path.latency / total)
-    << ", sync " << pct(c.critical_path.sync / total) << ")\n";
-  o << "\n" << pad("unit", 10) << rpad("busy cycles", 14) << rpad("util", 9) << "\n";
-  for (Pipe p : kPipes) o << pad(to_string(p), 10) << rpad(grouped(c.busy(p)), 14) << rpad(pct(c.util(p)), 9) << "\n";
+  append(o, "bound       {} (critical path: compute {}, bandwidth {}, latency {}, sync {})\n", to_string(c.bound),
+         pct(c.critical_path.compute / total), pct(c.critical_path.bandwidth / total),
+         pct(c.critical_path.latency / total), pct(c.critical_path.sync / total));
+  append(o, "\n{}{}{}\n", pad("unit", 10), rpad("busy cycles", 14), rpad("util", 9));
+  for (Pipe p : kPipes) append(o, "{}{}{}\n", pad(to_string(p), 10), rpad(grouped(c.busy(p)), 14), rpad(pct(c.util(p)), 9));
   const Roofline& r = c.roofline;
-  o << "\ndram bytes  " << grouped(c.dram_bytes) << "\n";
-  o << "macs        " << grouped(c.macs) << "\n";
-  o << "roofline    AI " << fixed(r.arithmetic_intensity, 2) << " ops/B; peak " << si(r.peak_ops_per_second)
-    << "ops/s, DRAM " << si(r.bandwidth_bytes_per_second) << "B/s; attainable " << si(r.attainable_ops_per_second)
-    << "ops/s, achieved " << si(r.achieved_ops_per_second) << "ops/s";
-  if (r.attainable_ops_per_second > 0) o << " (" << pct(r.achieved_ops_per_second / r.attainable_ops_per_second) << ")";
-  o << "\n";
-  for (const std::string& note : c.notes) o << "note        " << note << "\n";
-  const int64_t errors = count_errors(s.violations);
-  o << "\nviolations  " << errors << (errors == 1 ? " error, " : " errors, ")
-    << static_cast<int64_t>(s.violations.size()) - errors << " warning"
-    << (s.violations.size() - errors == 1 ? "" : "s") << "\n";
-  for (const Violation& v : s.violations) {
-    o << "  " << (v.source.known() ? v.source.text() + ": " : "") << to_string(v.severity) << " [" << v.rule << "] "
-      << v.func << (v.loop.empty() ? "" : " @ " + v.loop) << ": " << v.message << "\n";
-    o << "    fix: " << v.suggestion << "\n";
-  }
-  return o.str();
+  append(o, "\ndram bytes  {}\n", grouped(c.dram_bytes));
+  append(o, "macs        {}\n", grouped(c.macs));
+  append(o, "roofline    AI {:.2f} ops/B; peak {}ops/s, DRAM {}B/s; attainable {}ops/s, achieved {}ops/s",
+         r.arithmetic_intensity, si(r.peak_ops_per_second), si(r.bandwidth_bytes_per_second),
+         si(r.attainable_ops_per_second), si(r.achieved_ops_per_second));
+  if (r.attainable_ops_per_second > 0) append(o, " ({})", pct(r.achieved_ops_per_second / r.attainable_ops_per_second));
+  o += "\n";
+  for (const std::string& note : c.notes) append(o, "note        {}\n", note);
+  append_violations(o, s.violations);
+  return o;
 }
 
 std::string format_summary_header() {
@@ -109,7 +110,7 @@ std::string summary_row(const std::string& name, const std::string& dtype, const
   return pad(name, 16) + pad(dtype, 8) + pad(shape, 28) + rpad(grouped(c.total_cycles), 14) +
          rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
          pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + rpad(grouped(s.analysis.dram_bytes()), 14) + "  " +
-         std::to_string(errors) + " E, " + std::to_string(warnings) + " W\n";
+         fmt::format("{} E, {} W\n", errors, warnings);
 }
 
 }  // namespace
@@ -123,39 +124,33 @@ std::string format_summary_row(const StagedResult& r) {
 }
 
 std::string format_stages(const StagedResult& r) {
-  std::ostringstream o;
+  std::string o;
   const SimResult& t = r.total;
-  o << "op          " << r.op << " " << r.dtype << " " << format_shape(t.analysis) << " on " << t.arch.name << ", "
-    << r.stages.size() << " stages in sequence, each its own NPU schedule\n\n";
-  o << pad("stage", 20) + pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " +
-           pad("bound", 10) + pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
+  append(o, "op          {} {} {} on {}, {} stages in sequence, each its own NPU schedule\n\n", r.op, r.dtype,
+         format_shape(t.analysis), t.arch.name, r.stages.size());
+  o += pad("stage", 20) + pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " +
+       pad("bound", 10) + pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
   // summary_row's first two columns (op 16, dtype 8) give way to the stage's label and op.
   for (const StageSimulation& s : r.stages)
-    o << pad(s.label, 20) << pad(s.op, 16) << summary_row("", "", format_shape(s.result.analysis), s.result).substr(16 + 8);
-  o << pad("total", 20) << pad("", 16) << summary_row("", "", "", t).substr(16 + 8) << "\n";
-  o << "intermediates (DRAM tensors between stages; written + read back):\n";
+    o += pad(s.label, 20) + pad(s.op, 16) + summary_row("", "", format_shape(s.result.analysis), s.result).substr(16 + 8);
+  o += pad("total", 20) + pad("", 16) + summary_row("", "", "", t).substr(16 + 8) + "\n";
+  o += "intermediates (DRAM tensors between stages; written + read back):\n";
   for (const IntermediateTraffic& m : r.intermediates) {
     std::string consumers;
     for (const std::string& c : m.consumers) consumers += (consumers.empty() ? "" : ", ") + c;
-    o << "  " << pad(m.name, 12) << rpad(grouped(m.bytes), 12) << " B  " << pad(m.producer + " -> " + consumers, 52)
-      << " traffic " << rpad(grouped(m.traffic()), 12) << " B  "
-      << (m.fits ? "fits on chip" : "stays in DRAM: " + m.why) << "\n";
+    append(o, "  {}{} B  {} traffic {} B  {}\n", pad(m.name, 12), rpad(grouped(m.bytes), 12),
+           pad(m.producer + " -> " + consumers, 52), rpad(grouped(m.traffic()), 12),
+           m.fits ? "fits on chip" : "stays in DRAM: " + m.why);
   }
   const int64_t all = r.intermediate_bytes(), fusable = r.fusable_bytes();
-  o << "fusion      intermediates move " << grouped(all) << " B of the sequence's " << grouped(t.analysis.dram_bytes())
-    << " B (" << pct(t.analysis.dram_bytes() > 0 ? double(all) / double(t.analysis.dram_bytes()) : 0)
-    << "); a fused pipeline keeping those that fit on chip would save " << grouped(fusable) << " B, at most "
-    << grouped(r.fusable_cycles()) << " cycles of DRAM time (not simulated: the sequence is)\n";
-  const int64_t errors = count_errors(t.violations);
-  o << "\nviolations  " << errors << (errors == 1 ? " error, " : " errors, ")
-    << static_cast<int64_t>(t.violations.size()) - errors << " warning"
-    << (t.violations.size() - errors == 1 ? "" : "s") << "\n";
-  for (const Violation& v : t.violations) {
-    o << "  " << (v.source.known() ? v.source.text() + ": " : "") << to_string(v.severity) << " [" << v.rule << "] "
-      << v.func << (v.loop.empty() ? "" : " @ " + v.loop) << ": " << v.message << "\n";
-    o << "    fix: " << v.suggestion << "\n";
-  }
-  return o.str();
+  const int64_t moved = t.analysis.dram_bytes();
+  append(o,
+         "fusion      intermediates move {} B of the sequence's {} B ({}); a fused pipeline keeping those that fit on "
+         "chip would save {} B, at most {} cycles of DRAM time (not simulated: the sequence is)\n",
+         grouped(all), grouped(moved), pct(moved > 0 ? double(all) / double(moved) : 0), grouped(fusable),
+         grouped(r.fusable_cycles()));
+  append_violations(o, t.violations);
+  return o;
 }
 
 }  // namespace npukit::sim
