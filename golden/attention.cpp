@@ -3,6 +3,8 @@
 #include "golden/half.h"
 #include "golden/per_token_quant.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -21,15 +23,14 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 void require_positive(const char* name, int64_t v) {
-  if (v < 1) fail(std::string(name) + " = " + std::to_string(v) + " must be >= 1");
+  if (v < 1) fail(fmt::format("{} = {} must be >= 1", name, v));
 }
 
 void check_heads(const char* hq_name, int64_t hq, const char* hkv_name, int64_t hkv) {
   require_positive(hq_name, hq);
   require_positive(hkv_name, hkv);
   if (hq % hkv != 0) {
-    fail(std::string(hq_name) + " = " + std::to_string(hq) + " is not a multiple of " +
-         hkv_name + " = " + std::to_string(hkv));
+    fail(fmt::format("{} = {} is not a multiple of {} = {}", hq_name, hq, hkv_name, hkv));
   }
 }
 
@@ -38,8 +39,7 @@ void check_mask(const double* mask, int64_t T, int64_t S_max) {
   for (int64_t i = 0; i < T * S_max; ++i) {
     const double m = mask[i];
     if (std::isnan(m) || m == kInf) {
-      fail("mask[" + std::to_string(i / S_max) + ", " + std::to_string(i % S_max) + "] = " +
-           number_text(m) + " must be finite or -inf");
+      fail(fmt::format("mask[{}, {}] = {} must be finite or -inf", i / S_max, i % S_max, number_text(m)));
     }
   }
 }
@@ -67,7 +67,7 @@ int64_t integer_param(const Case& c, const std::string& name, int64_t fallback) 
     used = 0;
   }
   if (used == 0 || used != it->second.size()) {
-    fail("parameter " + name + "='" + it->second + "' is not an integer");
+    fail(fmt::format("parameter {}='{}' is not an integer", name, it->second));
   }
   return v;
 }
@@ -77,14 +77,13 @@ int64_t integer_param(const Case& c, const std::string& name, int64_t fallback) 
 void attention_core(const double* q, const double* k_cache, const double* v_cache,
                     const int64_t* positions, const double* mask, int64_t T, int64_t Hq,
                     int64_t Hkv, int64_t Dh, int64_t S_max, double* o) {
-  if (T < 0) fail("T = " + std::to_string(T) + " must be >= 0");
+  if (T < 0) fail(fmt::format("T = {} must be >= 0", T));
   check_heads("Hq", Hq, "Hkv", Hkv);
   require_positive("Dh", Dh);
   require_positive("S_max", S_max);
   for (int64_t t = 0; t < T; ++t) {
     if (positions[t] < 0 || positions[t] >= S_max) {
-      fail("positions[" + std::to_string(t) + "] = " + std::to_string(positions[t]) +
-           " outside [0, S_max = " + std::to_string(S_max) + ")");
+      fail(fmt::format("positions[{}] = {} outside [0, S_max = {})", t, positions[t], S_max));
     }
   }
   check_mask(mask, T, S_max);
@@ -142,21 +141,20 @@ void attention_core(const double* q, const double* k_cache, const double* v_cach
 void qkv_attention(const double* x, const double* w_qkv, const double* w_o, double* k_cache,
                    double* v_cache, const double* mask, int64_t T, int64_t D, int64_t S_max,
                    const QkvAttentionParams& p, double* y, const QkvInt8Scales* int8) {
-  if (T < 0) fail("T = " + std::to_string(T) + " must be >= 0");
+  if (T < 0) fail(fmt::format("T = {} must be >= 0", T));
   require_positive("D", D);
   require_positive("S_max", S_max);
   check_heads("heads", p.heads, "kv_heads", p.kv_heads);
   if (p.head_dim < 2 || p.head_dim % 2 != 0) {
-    fail("head_dim = " + std::to_string(p.head_dim) + " must be even and >= 2 (RoPE pairs)");
+    fail(fmt::format("head_dim = {} must be even and >= 2 (RoPE pairs)", p.head_dim));
   }
-  if (p.pos < 0) fail("pos = " + std::to_string(p.pos) + " must be >= 0");
+  if (p.pos < 0) fail(fmt::format("pos = {} must be >= 0", p.pos));
   if (p.pos > S_max - T) {
-    fail("pos + T = " + std::to_string(p.pos) + " + " + std::to_string(T) +
-         " exceeds S_max = " + std::to_string(S_max) + " (position " +
-         std::to_string(p.pos + T - 1) + " is not in the cache)");
+    fail(fmt::format("pos + T = {} + {} exceeds S_max = {} (position {} is not in the cache)", p.pos, T, S_max,
+                     p.pos + T - 1));
   }
   if (!(std::isfinite(p.theta) && p.theta >= 1)) {
-    fail("theta = " + number_text(p.theta) + " must be finite and >= 1");
+    fail(fmt::format("theta = {} must be finite and >= 1", number_text(p.theta)));
   }
   check_mask(mask, T, S_max);
 
@@ -227,12 +225,12 @@ QkvAttentionParams qkv_attention_params(const Case& c) {
       used = 0;
     }
     if (used == 0 || used != it->second.size()) {
-      fail("parameter theta='" + it->second + "' is not a number");
+      fail(fmt::format("parameter theta='{}' is not a number", it->second));
     }
   }
   if (const auto it = c.params.find("style"); it != c.params.end()) {
     const std::optional<RopeStyle> s = rope_style_from_name(it->second);
-    if (!s) fail("parameter style='" + it->second + "' is not one of interleaved, half");
+    if (!s) fail(fmt::format("parameter style='{}' is not one of interleaved, half", it->second));
     p.style = *s;
   }
   return p;

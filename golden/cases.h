@@ -1,10 +1,10 @@
 // What every operator's input generator returns: named cases of one input class.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -35,18 +35,12 @@ inline std::vector<std::string> input_classes() {
 inline void check_input_class(std::string_view op, std::string_view input_class) {
   const std::vector<std::string> classes = input_classes();
   if (std::find(classes.begin(), classes.end(), input_class) == classes.end()) {
-    throw std::invalid_argument(std::string(op) + ": unknown input class '" + std::string(input_class) + "'");
+    throw std::invalid_argument(fmt::format("{}: unknown input class '{}'", op, input_class));
   }
 }
 
-// Shortest decimal text that reads back (strtod, std::stod) as exactly v: "1e-05", "0".
-inline std::string number_text(double v) {
-  char buf[32];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+// Shortest decimal text that reads back (strtod, std::stod) as exactly v: "1e-05", "0",
+// "10000" (fmt's shortest round-trip form).
+inline std::string number_text(double v) { return fmt::format("{}", v); }
 
 }  // namespace npukit::golden

@@ -1,5 +1,7 @@
 #include "golden/int8_gemm.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,13 +23,13 @@ constexpr int64_t kExactInt32Terms = 65536;
 
 void check_zero_point(const char* name, int64_t zp) {
   if (zp < -128 || zp > 127) {
-    fail(std::string(name) + " = " + std::to_string(zp) + " is outside [-128, 127]");
+    fail(fmt::format("{} = {} is outside [-128, 127]", name, zp));
   }
 }
 
 void check_scale(const char* name, double s) {
   if (!std::isfinite(s) || !(s > 0)) {
-    fail(std::string(name) + " = " + number_text(s) + ": must be finite and > 0");
+    fail(fmt::format("{} = {}: must be finite and > 0", name, number_text(s)));
   }
 }
 
@@ -40,7 +42,7 @@ int64_t parse_integer(const std::string& name, const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != text.size()) {
-    fail("parameter " + name + "='" + text + "' is not an integer");
+    fail(fmt::format("parameter {}='{}' is not an integer", name, text));
   }
   return v;
 }
@@ -54,7 +56,7 @@ double parse_real(const std::string& name, const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != text.size()) {
-    fail("parameter " + name + "='" + text + "' is not a number");
+    fail(fmt::format("parameter {}='{}' is not a number", name, text));
   }
   return v;
 }
@@ -62,14 +64,13 @@ double parse_real(const std::string& name, const std::string& text) {
 std::vector<int8_t> int8_values(const Case& c, const std::string& name, int64_t count) {
   const Array& x = c.inputs.at(name);
   if (x.size() != count || static_cast<int64_t>(x.values.size()) != count) {
-    fail("input " + name + " has " + std::to_string(x.values.size()) + " elements, expected " +
-         std::to_string(count));
+    fail(fmt::format("input {} has {} elements, expected {}", name, x.values.size(), count));
   }
   std::vector<int8_t> out(x.values.size());
   for (size_t i = 0; i < out.size(); ++i) {
     const double v = x.values[i];
     if (!(v >= -128 && v <= 127) || v != std::floor(v)) {
-      fail("input " + name + "[" + std::to_string(i) + "] = " + number_text(v) + " is not an int8");
+      fail(fmt::format("input {}[{}] = {} is not an int8", name, i, number_text(v)));
     }
     out[i] = static_cast<int8_t>(v);
   }
@@ -79,8 +80,7 @@ std::vector<int8_t> int8_values(const Case& c, const std::string& name, int64_t 
 std::vector<float> float_values(const Case& c, const std::string& name, int64_t count) {
   const Array& x = c.inputs.at(name);
   if (static_cast<int64_t>(x.values.size()) != count) {
-    fail("input " + name + " has " + std::to_string(x.values.size()) + " elements, expected " +
-         std::to_string(count));
+    fail(fmt::format("input {} has {} elements, expected {}", name, x.values.size(), count));
   }
   return std::vector<float>(x.values.begin(), x.values.end());
 }
@@ -150,17 +150,15 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
   check_zero_point("a_zero_point", p.a_zero_point);
   check_scale("a_scale", p.a_scale);
   if (K > k_limit(p.a_zero_point)) {
-    fail("K = " + std::to_string(K) +
-         " exceeds K_limit = " + std::to_string(k_limit(p.a_zero_point)) +
-         " for a_zero_point = " + std::to_string(p.a_zero_point) + " (acc could overflow int32)");
+    fail(fmt::format("K = {} exceeds K_limit = {} for a_zero_point = {} (acc could overflow int32)", K,
+                     k_limit(p.a_zero_point), p.a_zero_point));
   }
   const bool float_out = p.out == Int8GemmOut::float32 || p.out == Int8GemmOut::float16;
   if (p.out != Int8GemmOut::int32 && w_scale == nullptr) {
-    fail(std::string("w_scale is required for out=") + std::string(int8_gemm_out_name(p.out)));
+    fail(fmt::format("w_scale is required for out={}", int8_gemm_out_name(p.out)));
   }
   if (bias != nullptr && !float_out) {
-    fail(std::string("bias is only for float outputs, not out=") +
-         std::string(int8_gemm_out_name(p.out)));
+    fail(fmt::format("bias is only for float outputs, not out={}", int8_gemm_out_name(p.out)));
   }
   if (p.out == Int8GemmOut::int8) {
     check_scale("out_scale", p.out_scale);
@@ -193,8 +191,8 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
           const double real = p.a_scale * static_cast<double>(w_scale[n]) / p.out_scale;
           const std::optional<QuantizedMultiplier> q = quantize_multiplier(real);
           if (!q) {
-            fail(channel + ": multiplier " + number_text(real) +
-                 " is not finite and > 0 or needs a shift outside [-31, 30]");
+            fail(fmt::format("{}: multiplier {} is not finite and > 0 or needs a shift outside [-31, 30]", channel,
+                             number_text(real)));
           }
           for (int64_t m = 0; m < M; ++m) {
             y[at(m, n)] = requantize_fixed_point(static_cast<int32_t>(acc[at(m, n)]), *q,
@@ -202,7 +200,7 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
           }
         } else {
           const auto as = static_cast<float>(p.a_scale), os = static_cast<float>(p.out_scale);
-          if (!std::isfinite((as * w_scale[n]) / os)) fail(channel + ": fp32 m is not finite");
+          if (!std::isfinite((as * w_scale[n]) / os)) fail(fmt::format("{}: fp32 m is not finite", channel));
           for (int64_t m = 0; m < M; ++m) {
             y[at(m, n)] = requantize_float(static_cast<int32_t>(acc[at(m, n)]), as, w_scale[n],
                                            os, p.out_zero_point);
@@ -234,12 +232,12 @@ Int8GemmParams int8_gemm_params(const Case& c) {
   if (const std::string* t = text("out_scale")) p.out_scale = parse_real("out_scale", *t);
   if (const std::string* t = text("out")) {
     const std::optional<Int8GemmOut> o = int8_gemm_out_from_name(*t);
-    if (!o) fail("parameter out='" + *t + "' is not one of int32, float32, float16, int8");
+    if (!o) fail(fmt::format("parameter out='{}' is not one of int32, float32, float16, int8", *t));
     p.out = *o;
   }
   if (const std::string* t = text("rounding")) {
     const std::optional<Int8Rounding> r = int8_rounding_from_name(*t);
-    if (!r) fail("parameter rounding='" + *t + "' is not one of fixed_point, float");
+    if (!r) fail(fmt::format("parameter rounding='{}' is not one of fixed_point, float", *t));
     p.rounding = *r;
   }
   return p;

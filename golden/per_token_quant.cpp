@@ -1,5 +1,7 @@
 #include "golden/per_token_quant.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -44,8 +46,7 @@ void project_int8(const double* a, const double* w, const double* w_scale, int64
   std::vector<int8_t> wq(static_cast<size_t>(N * K));
   for (int64_t i = 0; i < N * K; ++i) {
     if (!(w[i] == std::trunc(w[i]) && w[i] >= -128 && w[i] <= 127)) {
-      fail("w[" + std::to_string(i / K) + ", " + std::to_string(i % K) + "] = " + std::to_string(w[i]) +
-           " is not an int8 value");
+      fail(fmt::format("w[{}, {}] = {} is not an int8 value", i / K, i % K, w[i]));
     }
     wq[static_cast<size_t>(i)] = static_cast<int8_t>(w[i]);
   }
@@ -53,7 +54,7 @@ void project_int8(const double* a, const double* w, const double* w_scale, int64
   for (int64_t n = 0; n < N; ++n) {
     ws[static_cast<size_t>(n)] = static_cast<float>(w_scale[n]);
     if (!(std::isfinite(w_scale[n]) && w_scale[n] > 0 && double(ws[static_cast<size_t>(n)]) == w_scale[n])) {
-      fail("w_scale[" + std::to_string(n) + "] = " + std::to_string(w_scale[n]) + " must be a finite fp32 > 0");
+      fail(fmt::format("w_scale[{}] = {} must be a finite fp32 > 0", n, w_scale[n]));
     }
   }
   std::vector<float> row(static_cast<size_t>(K));

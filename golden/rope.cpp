@@ -1,5 +1,7 @@
 #include "golden/rope.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -50,13 +52,12 @@ void rope(const double* x, const int64_t* positions, int64_t tokens, int64_t hea
           int64_t head_dim, int64_t rotary_dim, double theta, RopeStyle style, double* y) {
   if (tokens < 0 || heads < 0 || head_dim < 0) fail("negative dimension");
   if (rotary_dim < 0 || rotary_dim > head_dim || rotary_dim % 2 != 0) {
-    fail("rotary_dim " + std::to_string(rotary_dim) + " must be even and in [0, head_dim = " +
-         std::to_string(head_dim) + "]");
+    fail(fmt::format("rotary_dim {} must be even and in [0, head_dim = {}]", rotary_dim, head_dim));
   }
   if (!(std::isfinite(theta) && theta >= 1)) fail("theta must be finite and >= 1");
   for (int64_t t = 0; t < tokens; ++t) {
     if (positions[t] < -kMaxPosition || positions[t] > kMaxPosition) {
-      fail("position " + std::to_string(positions[t]) + " outside [-2^31, 2^31]");
+      fail(fmt::format("position {} outside [-2^31, 2^31]", positions[t]));
     }
   }
 

@@ -1,6 +1,7 @@
 #include "golden/tolerance.h"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <iterator>
 #include <utility>
 
@@ -8,9 +9,8 @@ namespace npukit::golden {
 namespace {
 
 Verdict make(Status s, std::string metric, double value, double limit, const char* op) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s %.3g %s %.3g", metric.c_str(), value, op, limit);
-  return Verdict{s, std::move(metric), value, limit, buf};
+  std::string summary = fmt::format("{} {:.3g} {} {:.3g}", metric, value, op, limit);
+  return Verdict{s, std::move(metric), value, limit, std::move(summary)};
 }
 
 Verdict judge_values(const Metrics& m, const Tolerance& t) {
@@ -39,9 +39,7 @@ Verdict judge_values(const Metrics& m, const Tolerance& t) {
   }
   Verdict v = make(Status::fail, "mismatch_ratio", m.mismatch_ratio, t.max_mismatch_ratio, ">");
   if (t.max_nmse) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "; nmse %.3g > %.3g", m.nmse, *t.max_nmse);
-    v.summary += buf;
+    v.summary += fmt::format("; nmse {:.3g} > {:.3g}", m.nmse, *t.max_nmse);
   }
   return v;
 }

@@ -27,55 +27,52 @@ void bind_tensor(const OpSpec& op, const TensorSpec& spec, const TensorView& t,
   bool allowed = false;
   for (DType d : spec.dtypes) allowed = allowed || d == t.dtype;
   if (!allowed) {
-    fail(Errc::invalid_argument, what + ": dtype " + std::string(dtype_name(t.dtype)) +
-                                     " is not supported (allowed: " + dtype_list(spec.dtypes) + ")");
+    fail(Errc::invalid_argument, "{}: dtype {} is not supported (allowed: {})", what, dtype_name(t.dtype),
+         dtype_list(spec.dtypes));
   }
   if (t.shape.size() != spec.dims.size()) {
-    fail(Errc::invalid_argument, what + ": shape " + shape_string(t.shape) + " has rank " +
-                                     std::to_string(t.shape.size()) + "; expected rank " +
-                                     std::to_string(spec.dims.size()) + " " + dims_string(spec.dims));
+    fail(Errc::invalid_argument, "{}: shape {} has rank {}; expected rank {} {}", what, shape_string(t.shape),
+         t.shape.size(), spec.dims.size(), dims_string(spec.dims));
   }
   if (!t.strides.empty() && t.strides.size() != t.shape.size()) {
-    fail(Errc::invalid_argument, what + ": strides and shape differ in rank");
+    fail(Errc::invalid_argument, "{}: strides and shape differ in rank", what);
   }
   if (!t.contiguous()) {
-    fail(Errc::invalid_argument, what + ": strides " + shape_string(t.strides) +
-                                     " are not C-contiguous; npukit kernels need contiguous tensors");
+    fail(Errc::invalid_argument, "{}: strides {} are not C-contiguous; npukit kernels need contiguous tensors", what,
+         shape_string(t.strides));
   }
   int64_t numel = 1;  // checked as it grows: the product of in-range dimensions can wrap
   for (size_t i = 0; i < spec.dims.size(); ++i) {
     const std::string& d = spec.dims[i];
     const int64_t v = t.shape[i];
     if (v < 1 || v > INT32_MAX) {
-      fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
-                                       " must be in [1, " + std::to_string(INT32_MAX) + "]");
+      fail(Errc::invalid_argument, "{}: dimension {} = {} must be in [1, {}]", what, d, v, INT32_MAX);
     }
     numel *= v;  // both factors are at most 2^31 - 1: no overflow
     if (numel > INT32_MAX) {
-      fail(Errc::invalid_argument, what + ": shape " + shape_string(t.shape) +
-                                       " has more than 2^31 - 1 elements, the kernels' limit");
+      fail(Errc::invalid_argument, "{}: shape {} has more than 2^31 - 1 elements, the kernels' limit", what,
+           shape_string(t.shape));
     }
     auto it = dims.find(d);
     if (it == dims.end()) {
       dims[d] = v;
       bound_by[d] = spec.name;
     } else if (it->second != v) {
-      fail(Errc::invalid_argument, what + ": dimension " + d + " = " + std::to_string(v) +
-                                       " but tensor " + bound_by[d] + " has " + d + " = " +
-                                       std::to_string(it->second) + "; they must be equal");
+      fail(Errc::invalid_argument, "{}: dimension {} = {} but tensor {} has {} = {}; they must be equal", what, d, v,
+           bound_by[d], d, it->second);
     }
   }
   // After the shape: a zero-size array's null data is reported as its zero dimension.
-  if (t.data == nullptr) fail(Errc::invalid_argument, what + ": data pointer is null");
+  if (t.data == nullptr) fail(Errc::invalid_argument, "{}: data pointer is null", what);
   // The runtime reads some tensors on the host (RoPE positions, masks) as their element
   // type, and the kernels assume that alignment too: a misaligned pointer (data +
   // byte_offset from a C caller) would be undefined behaviour (found by
   // tests/fuzz/c_api_fuzz.cpp: UBSan).
   const size_t align = dtype_size(t.dtype);
   if (reinterpret_cast<uintptr_t>(t.data) % align != 0) {
-    fail(Errc::invalid_argument, what + ": data (with its byte offset) is not a multiple of " +
-                                     std::to_string(align) + " bytes, the alignment of its dtype " +
-                                     std::string(dtype_name(t.dtype)));
+    fail(Errc::invalid_argument,
+         "{}: data (with its byte offset) is not a multiple of {} bytes, the alignment of its dtype {}", what, align,
+         dtype_name(t.dtype));
   }
 }
 
@@ -84,10 +81,8 @@ void check_same_dtypes(const OpSpec& op, const TensorMap& tensors) {
     if (s.same_dtype_as.empty()) continue;
     auto a = tensors.find(s.name), b = tensors.find(s.same_dtype_as);
     if (a == tensors.end() || b == tensors.end() || a->second.dtype == b->second.dtype) continue;
-    fail(Errc::invalid_argument, op.name + ": tensor " + s.name + " has dtype " +
-                                     std::string(dtype_name(a->second.dtype)) + " but must match " +
-                                     s.same_dtype_as + " (" +
-                                     std::string(dtype_name(b->second.dtype)) + ")");
+    fail(Errc::invalid_argument, "{}: tensor {} has dtype {} but must match {} ({})", op.name, s.name,
+         dtype_name(a->second.dtype), s.same_dtype_as, dtype_name(b->second.dtype));
   }
 }
 
@@ -97,7 +92,7 @@ void check_names(const OpSpec& op, const TensorMap& tensors) {
     for (const TensorSpec& s : op.tensors) known = known || s.name == name;
     if (!known) {
       const std::string list = join_names(op.tensors, [](const TensorSpec& s) { return s.name; });
-      fail(Errc::invalid_argument, op.name + ": unknown tensor '" + name + "' (it takes: " + list + ")");
+      fail(Errc::invalid_argument, "{}: unknown tensor '{}' (it takes: {})", op.name, name, list);
     }
   }
 }
@@ -117,8 +112,7 @@ Bound bind_inputs(const OpSpec& op, const TensorMap& tensors,
     auto it = tensors.find(s.name);
     if (it == tensors.end()) {
       if (s.optional) continue;
-      fail(Errc::invalid_argument, op.name + ": missing " + (s.written() ? "in/out" : "input") + " tensor '" +
-                                       s.name + "'");
+      fail(Errc::invalid_argument, "{}: missing {} tensor '{}'", op.name, s.written() ? "in/out" : "input", s.name);
     }
     bind_tensor(op, s, it->second, b.dims, b.bound_by);
   }
@@ -131,7 +125,7 @@ DType output_dtype(const TensorSpec& s, const TensorMap& tensors, const Params& 
   if (!s.dtype_param.empty()) {
     const std::string& name = params.choice(s.dtype_param);
     if (auto t = dtype_from_name(name)) return *t;
-    fail(Errc::internal, "parameter " + s.dtype_param + " = " + name + " is not a dtype");
+    fail(Errc::internal, "parameter {} = {} is not a dtype", s.dtype_param, name);
   }
   if (!s.same_dtype_as.empty()) {
     auto it = tensors.find(s.same_dtype_as);
@@ -148,7 +142,7 @@ bool overlaps(const TensorView& a, const TensorView& b) {
 
 // Out of line and cold: the lookups that call it run on every kernel call.
 [[noreturn, gnu::noinline, gnu::cold]] void call_lacks(const char* what, std::string_view name) {
-  fail(Errc::internal, std::string("call has no ") + what + " '" + std::string(name) + "'");
+  fail(Errc::internal, "call has no {} '{}'", what, name);
 }
 
 }  // namespace
@@ -181,7 +175,7 @@ const TensorSpec& OpSpec::tensor(const std::string& tensor_name) const {
   for (const TensorSpec& s : tensors) {
     if (s.name == tensor_name) return s;
   }
-  fail(Errc::internal, name + " has no tensor '" + tensor_name + "'");
+  fail(Errc::internal, "{} has no tensor '{}'", name, tensor_name);
 }
 
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
@@ -198,7 +192,7 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
     OutputInfo info{output_dtype(s, inputs, b.params), {}};
     for (const std::string& d : s.dims) {
       auto it = b.dims.find(d);
-      if (it == b.dims.end()) fail(Errc::internal, op.name + ": output dimension " + d + " is unbound");
+      if (it == b.dims.end()) fail(Errc::internal, "{}: output dimension {} is unbound", op.name, d);
       info.shape.push_back(it->second);
     }
     out[s.name] = info;
@@ -218,15 +212,17 @@ void bind_target(const OpSpec& op, const std::string& target, Call& call) {
   call.target = target.substr(0, colon);
   call.tier = colon == std::string::npos ? "" : target.substr(colon + 1);
   if (!find_kernel(op, call.target)) {
-    fail(Errc::unsupported, op.name + ": no kernel for target '" + call.target + "' (it has: " +
-                                join_names(kernel_families(op)) + ")");
+    fail(Errc::unsupported, "{}: no kernel for target '{}' (it has: {})", op.name, call.target,
+         join_names(kernel_families(op)));
   }
   if (call.target == "npu-sim") {
     call.arch = call.tier;  // npu-sim:<preset or arch file>
     call.tier.clear();
-    if (call.arch.empty()) fail(Errc::invalid_argument, "target " + target + ": npu-sim needs an architecture (npu-sim:PRESET or npu-sim:FILE.yaml)");
+    if (call.arch.empty())
+      fail(Errc::invalid_argument, "target {}: npu-sim needs an architecture (npu-sim:PRESET or npu-sim:FILE.yaml)",
+           target);
   } else if (!call.tier.empty() && call.target != "cpu") {
-    fail(Errc::invalid_argument, "target " + target + ": only the cpu target takes a tier");
+    fail(Errc::invalid_argument, "target {}: only the cpu target takes a tier", target);
   }
 }
 
@@ -259,30 +255,33 @@ Call bind_call(const OpSpec& op, const std::string& target,
   for (const auto& [name, t] : tensors) {
     if (t.memory != TensorView::Memory::cuda) continue;
     if (call.target != "gpu-cuda") {
-      fail(Errc::unsupported, op.name + ": tensor " + name + " is CUDA device memory (kDLCUDA); target '" + target +
-                                  "' takes host tensors only (device tensors need target gpu-cuda)");
+      fail(Errc::unsupported,
+           "{}: tensor {} is CUDA device memory (kDLCUDA); target '{}' takes host tensors only (device tensors need "
+           "target gpu-cuda)",
+           op.name, name, target);
     }
     if (!op.cuda_tensors) {
-      fail(Errc::unsupported, op.name + ": tensor " + name + " is CUDA device memory (kDLCUDA); " + op.name +
-                                  " reads tensor data on the host, so it takes host tensors only");
+      fail(Errc::unsupported,
+           "{}: tensor {} is CUDA device memory (kDLCUDA); {} reads tensor data on the host, so it takes host tensors "
+           "only",
+           op.name, name, op.name);
     }
   }
   Bound b = bind_inputs(op, tensors, params);
   for (const TensorSpec& s : op.tensors) {
     if (s.role != TensorSpec::Role::output) continue;
     auto it = tensors.find(s.name);
-    if (it == tensors.end()) fail(Errc::invalid_argument, op.name + ": missing output tensor '" + s.name + "'");
+    if (it == tensors.end()) fail(Errc::invalid_argument, "{}: missing output tensor '{}'", op.name, s.name);
     bind_tensor(op, s, it->second, b.dims, b.bound_by);
     const DType want = output_dtype(s, tensors, b.params);
     if (it->second.dtype != want) {
-      fail(Errc::invalid_argument, op.name + ": output " + s.name + " has dtype " +
-                                       std::string(dtype_name(it->second.dtype)) + " but must be " +
-                                       std::string(dtype_name(want)));
+      fail(Errc::invalid_argument, "{}: output {} has dtype {} but must be {}", op.name, s.name,
+           dtype_name(it->second.dtype), dtype_name(want));
     }
     for (const TensorSpec& in : op.tensors) {
       if (in.read() && tensors.count(in.name) && overlaps(it->second, tensors.at(in.name))) {
-        fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps input " + in.name +
-                                         "; npukit does not compute in place");
+        fail(Errc::invalid_argument, "{}: output {} overlaps input {}; npukit does not compute in place", op.name,
+             s.name, in.name);
       }
     }
     // Two outputs in one buffer would each overwrite the other (found by fuzz_c_api). Against
@@ -291,8 +290,8 @@ Call bind_call(const OpSpec& op, const std::string& target,
       if (&other == &s) break;
       if (other.role != TensorSpec::Role::output || !tensors.count(other.name)) continue;
       if (overlaps(it->second, tensors.at(other.name))) {
-        fail(Errc::invalid_argument, op.name + ": output " + s.name + " overlaps output " + other.name +
-                                         "; each output needs memory of its own");
+        fail(Errc::invalid_argument, "{}: output {} overlaps output {}; each output needs memory of its own", op.name,
+             s.name, other.name);
       }
     }
   }
@@ -302,8 +301,9 @@ Call bind_call(const OpSpec& op, const std::string& target,
     for (const TensorSpec& other : op.tensors) {
       if (other.name == s.name || !other.read() || !tensors.count(other.name)) continue;
       if (overlaps(tensors.at(s.name), tensors.at(other.name))) {
-        fail(Errc::invalid_argument, op.name + ": in/out tensor " + s.name + " overlaps " + other.name +
-                                         "; it is updated in place, so it must have memory of its own");
+        fail(Errc::invalid_argument,
+             "{}: in/out tensor {} overlaps {}; it is updated in place, so it must have memory of its own", op.name,
+             s.name, other.name);
       }
     }
   }

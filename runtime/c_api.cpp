@@ -62,10 +62,10 @@ std::map<std::string, std::string> param_texts(const npukit_param* params, size_
   std::map<std::string, std::string> values;
   for (size_t i = 0; i < n_params; ++i) {
     if (params[i].name == nullptr || params[i].value == nullptr) {
-      fail(Errc::invalid_argument, "params[" + std::to_string(i) + "] has a NULL name or value");
+      fail(Errc::invalid_argument, "params[{}] has a NULL name or value", i);
     }
     if (!values.emplace(params[i].name, params[i].value).second) {
-      fail(Errc::invalid_argument, std::string("parameter ") + params[i].name + " given twice");
+      fail(Errc::invalid_argument, "parameter {} given twice", params[i].name);
     }
   }
   return values;
@@ -75,10 +75,10 @@ TensorMap tensor_views(const npukit_tensor* tensors, size_t n_tensors) {
   if (n_tensors > 0 && tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL but n_tensors > 0");
   TensorMap views;
   for (size_t i = 0; i < n_tensors; ++i) {
-    if (tensors[i].name == nullptr) fail(Errc::invalid_argument, "tensors[" + std::to_string(i) + "].name is NULL");
+    if (tensors[i].name == nullptr) fail(Errc::invalid_argument, "tensors[{}].name is NULL", i);
     TensorView v = view_of(tensors[i].tensor, tensors[i].name);
     if (!views.emplace(tensors[i].name, std::move(v)).second) {
-      fail(Errc::invalid_argument, std::string("tensor ") + tensors[i].name + " given twice");
+      fail(Errc::invalid_argument, "tensor {} given twice", tensors[i].name);
     }
   }
   return views;
@@ -186,9 +186,9 @@ NPUKIT_EXPORT npukit_status npukit_op_run_positional(npukit_op* op, const DLTens
     if (tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL");
     if (n_tensors != spec.tensors.size()) {
       const std::string list = join_names(spec.tensors, [](const TensorSpec& s) { return s.name; });
-      fail(Errc::invalid_argument, spec.name + ": n_tensors = " + std::to_string(n_tensors) + " but it takes " +
-                                       std::to_string(spec.tensors.size()) + " tensors by position (" + list +
-                                       "; NULL for an absent optional one or a constant)");
+      fail(Errc::invalid_argument,
+           "{}: n_tensors = {} but it takes {} tensors by position ({}; NULL for an absent optional one or a constant)",
+           spec.name, n_tensors, spec.tensors.size(), list);
     }
     op->prepared.run(tensors);
   });

@@ -30,17 +30,14 @@ const CpuVariant<Fn>& pick_cpu_variant(const CpuVariant<Fn> (&table)[N], const c
     if (!forced.empty()) {
       std::string names;
       for (const auto& m : missing_for_tier(cpu_features(), v.tier)) names += " " + m;
-      fail(Errc::unsupported, "kernel " + std::string(kernel) + ": tier '" + std::string(forced) +
-                                  "' needs CPU features this machine lacks:" + names);
+      fail(Errc::unsupported, "kernel {}: tier '{}' needs CPU features this machine lacks:{}", kernel, forced, names);
     }
   }
   const std::string tiers = join_names(table, [](const CpuVariant<Fn>& v) { return v.tier; });
   if (!forced.empty()) {
-    fail(Errc::unsupported, "kernel " + std::string(kernel) + " has no CPU tier '" +
-                                std::string(forced) + "' (it has: " + tiers + ")");
+    fail(Errc::unsupported, "kernel {} has no CPU tier '{}' (it has: {})", kernel, forced, tiers);
   }
-  fail(Errc::unsupported, "kernel " + std::string(kernel) +
-                              ": this CPU runs none of its tiers (" + tiers + ")");
+  fail(Errc::unsupported, "kernel {}: this CPU runs none of its tiers ({})", kernel, tiers);
 }
 
 }  // namespace npukit

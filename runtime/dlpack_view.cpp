@@ -32,23 +32,25 @@ DLDataType dlpack_dtype(DType t) {
 }
 
 TensorView view_of(const DLTensor* tensor, const std::string& name) {
-  if (tensor == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": DLTensor pointer is NULL");
+  if (tensor == nullptr) fail(Errc::invalid_argument, "tensor {}: DLTensor pointer is NULL", name);
   const DLTensor& t = *tensor;
   const int32_t device = device_type_code(t.device);
   if (device != kDLCPU && device != kDLCUDA) {
-    fail(Errc::unsupported, "tensor " + name + ": device type " + std::to_string(device) +
-                                ": npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target gpu-cuda");
+    fail(Errc::unsupported,
+         "tensor {}: device type {}: npukit's C ABI takes CPU tensors (kDLCPU), and CUDA tensors (kDLCUDA) on target "
+         "gpu-cuda",
+         name, device);
   }
-  if (t.ndim < 0) fail(Errc::invalid_argument, "tensor " + name + ": ndim = " + std::to_string(t.ndim) + " is negative");
-  if (t.ndim > 0 && t.shape == nullptr) fail(Errc::invalid_argument, "tensor " + name + ": shape is NULL");
+  if (t.ndim < 0) fail(Errc::invalid_argument, "tensor {}: ndim = {} is negative", name, t.ndim);
+  if (t.ndim > 0 && t.shape == nullptr) fail(Errc::invalid_argument, "tensor {}: shape is NULL", name);
   TensorView v;
   if (t.dtype.lanes != 1) {
-    fail(Errc::invalid_argument, "tensor " + name + ": lanes = " + std::to_string(t.dtype.lanes) + ": must be 1");
+    fail(Errc::invalid_argument, "tensor {}: lanes = {}: must be 1", name, t.dtype.lanes);
   }
   const std::optional<DType> dtype = dtype_of(t.dtype);
   if (!dtype) {
-    fail(Errc::invalid_argument, "tensor " + name + ": DLPack dtype (code " + std::to_string(t.dtype.code) +
-                                     ", bits " + std::to_string(t.dtype.bits) + ") is not one npukit knows");
+    fail(Errc::invalid_argument, "tensor {}: DLPack dtype (code {}, bits {}) is not one npukit knows", name,
+         t.dtype.code, t.dtype.bits);
   }
   v.dtype = *dtype;
   if (device == kDLCUDA) v.memory = TensorView::Memory::cuda;

@@ -66,8 +66,7 @@ const GpuVariant<Fn>& pick_gpu_variant(const GpuVariant<Fn> (&table)[N], std::st
     }
   }
   const std::string families = join_names(table, [](const GpuVariant<Fn>& v) { return v.family; });
-  fail(Errc::unsupported, "kernel " + std::string(kernel) + " has no variant for target '" + family +
-                              "' (it has: " + families + ")");
+  fail(Errc::unsupported, "kernel {} has no variant for target '{}' (it has: {})", kernel, family, families);
 }
 
 // One call of a GPU kernel: pick the variant, bind buffers with in/out/inout, then run.

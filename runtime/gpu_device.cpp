@@ -45,9 +45,9 @@ std::string probe_cuda() {
   auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
   auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
   if (!init || !count) return "libcuda.so.1 lacks cuInit/cuDeviceGetCount";
-  if (const int rc = init(0); rc != 0) return "cuInit failed with CUresult " + std::to_string(rc);
+  if (const int rc = init(0); rc != 0) return fmt::format("cuInit failed with CUresult {}", rc);
   int n = 0;
-  if (const int rc = count(&n); rc != 0) return "cuDeviceGetCount failed with CUresult " + std::to_string(rc);
+  if (const int rc = count(&n); rc != 0) return fmt::format("cuDeviceGetCount failed with CUresult {}", rc);
   if (n == 0) return "the CUDA driver reports 0 devices";
   // The caller's current device when it has one, else device 0.
   using CurrentFn = int (*)(int*);
@@ -58,7 +58,7 @@ std::string probe_cuda() {
   int device = 0;
   if (current(&device) != 0) device = 0;
   if (const int rc = retain(&cuda_context, device); rc != 0) {
-    return "cuDevicePrimaryCtxRetain failed with CUresult " + std::to_string(rc);
+    return fmt::format("cuDevicePrimaryCtxRetain failed with CUresult {}", rc);
   }
   halide_set_cuda_acquire_context(npukit_cuda_acquire_context);
   halide_set_cuda_release_context(npukit_cuda_release_context);
@@ -89,7 +89,7 @@ std::string probe_opencl() {
 
 void require(Probe& p, std::string (*probe)(), const std::string& what) {
   std::call_once(p.once, [&] { p.missing = probe(); });
-  if (!p.missing.empty()) fail(Errc::unsupported, "no " + what + " device was found: " + p.missing);
+  if (!p.missing.empty()) fail(Errc::unsupported, "no {} device was found: {}", what, p.missing);
 }
 
 }  // namespace
@@ -116,18 +116,18 @@ void cuda_copy_to_host(void* dst, const void* device_src, size_t bytes, std::str
   if (!push || !pop || !copy) fail(Errc::unsupported, "libcuda.so.1 lacks cuCtxPushCurrent/cuCtxPopCurrent/cuMemcpyDtoH");
   // In npukit's context (the device's primary one), whatever the calling thread has current.
   if (const int rc = push(cuda_context); rc != 0) {
-    fail(Errc::kernel_failed, what() + ": cuCtxPushCurrent failed with CUresult " + std::to_string(rc));
+    fail(Errc::kernel_failed, "{}: cuCtxPushCurrent failed with CUresult {}", what(), rc);
   }
   const int rc = copy(dst, reinterpret_cast<uint64_t>(device_src), bytes);
   void* popped = nullptr;
   pop(&popped);
-  if (rc != 0) fail(Errc::kernel_failed, what() + ": cuMemcpyDtoH failed with CUresult " + std::to_string(rc));
+  if (rc != 0) fail(Errc::kernel_failed, "{}: cuMemcpyDtoH failed with CUresult {}", what(), rc);
 }
 
 void require_gpu_device(const std::string& family) {
   if (family == "gpu-cuda") return require_cuda_device();
   if (family == "gpu-opencl") return require_opencl_device();
-  fail(Errc::internal, "require_gpu_device: unknown GPU family '" + family + "'");
+  fail(Errc::internal, "require_gpu_device: unknown GPU family '{}'", family);
 }
 
 }  // namespace npukit

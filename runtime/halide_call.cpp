@@ -19,8 +19,7 @@ halide_type_t halide_type(DType t) {
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void too_many_dims(size_t n, size_t max) {
-  fail(Errc::internal, "a kernel's tensor has " + std::to_string(n) + " dimensions; kernels take up to " +
-                           std::to_string(max));
+  fail(Errc::internal, "a kernel's tensor has {} dimensions; kernels take up to {}", n, max);
 }
 
 std::mutex error_mutex;
@@ -75,8 +74,8 @@ void install_halide_handlers() {
 void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, std::string_view variant) {
   if (status == 0) return;
   std::string msg = ctx.error.empty() ? "no message from the Halide runtime" : ctx.error;
-  const std::string name = variant.empty() ? std::string(kernel) : std::string(kernel) + " (" + std::string(variant) + ")";
-  fail(Errc::kernel_failed, name + " failed (Halide status " + std::to_string(status) + "): " + msg);
+  const std::string name = variant.empty() ? std::string(kernel) : fmt::format("{} ({})", kernel, variant);
+  fail(Errc::kernel_failed, "{} failed (Halide status {}): {}", name, status, msg);
 }
 
 }  // namespace npukit

@@ -54,7 +54,7 @@ int64_t int8_k_limit(int32_t zp) {
 void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
                           const TensorView& acc, std::string_view forced_tier, std::string_view family) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
-  if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = " + std::to_string(k) + ", packed weights " + std::to_string(w.k));
+  if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = {}, packed weights {}", k, w.k);
   const bool gpu = is_gpu_family(family);
   const std::string_view tier = gpu ? forced_tier : accumulation_tier(m, forced_tier);
   const bool amx = tier == "avx512_amx", prefill = m > 1;

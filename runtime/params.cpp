@@ -5,20 +5,16 @@
 #include <cstdlib>
 
 #include "runtime/error.h"
-#include "runtime/text.h"
+#include "runtime/message.h"
 
 namespace npukit {
 namespace {
 
-std::string fmt_num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+std::string fmt_num(double v) { return fmt::format("{:.9g}", v); }
 
 // Out of line and cold: the lookups that call it run on every kernel call.
 [[noreturn, gnu::noinline, gnu::cold]] void param_fault(std::string_view name, const char* fault) {
-  fail(Errc::internal, "parameter '" + std::string(name) + "' " + fault);
+  fail(Errc::internal, "parameter '{}' {}", name, fault);
 }
 
 }  // namespace
@@ -53,18 +49,17 @@ ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::
       for (const auto& c : spec.choices) {
         if (c == text) return text;
       }
-      fail(Errc::invalid_argument, where + ": must be one of " + join_names(spec.choices));
+      fail(Errc::invalid_argument, "{}: must be one of {}", where, join_names(spec.choices));
     }
     case ParamSpec::Kind::integer: {
       char* end = nullptr;
       errno = 0;
       long long v = std::strtoll(text.c_str(), &end, 10);
       if (text.empty() || *end != '\0' || errno == ERANGE) {
-        fail(Errc::invalid_argument, where + ": not an integer");
+        fail(Errc::invalid_argument, "{}: not an integer", where);
       }
       if (v < spec.min || v > spec.max) {
-        fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +
-                                         fmt_num(spec.max) + "]");
+        fail(Errc::invalid_argument, "{}: must be in [{}, {}]", where, fmt_num(spec.min), fmt_num(spec.max));
       }
       return static_cast<int64_t>(v);
     }
@@ -72,19 +67,18 @@ ParamValue parse_param(const std::string& op, const ParamSpec& spec, const std::
       char* end = nullptr;
       errno = 0;
       double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0') fail(Errc::invalid_argument, where + ": not a number");
+      if (text.empty() || *end != '\0') fail(Errc::invalid_argument, "{}: not a number", where);
       if (errno == ERANGE && std::fabs(v) < 1.0) {
-        fail(Errc::invalid_argument, where + ": underflows (nonzero but below the smallest normal double, 2.2e-308)");
+        fail(Errc::invalid_argument, "{}: underflows (nonzero but below the smallest normal double, 2.2e-308)", where);
       }
-      if (!std::isfinite(v)) fail(Errc::invalid_argument, where + ": must be finite");
+      if (!std::isfinite(v)) fail(Errc::invalid_argument, "{}: must be finite", where);
       if (v < spec.min || v > spec.max) {
-        fail(Errc::invalid_argument, where + ": must be in [" + fmt_num(spec.min) + ", " +
-                                         fmt_num(spec.max) + "]");
+        fail(Errc::invalid_argument, "{}: must be in [{}, {}]", where, fmt_num(spec.min), fmt_num(spec.max));
       }
       return v;
     }
   }
-  fail(Errc::internal, where + ": unknown parameter kind");
+  fail(Errc::internal, "{}: unknown parameter kind", where);
 }
 
 Params resolve_params(const std::string& op, const std::vector<ParamSpec>& specs,
@@ -94,8 +88,8 @@ Params resolve_params(const std::string& op, const std::vector<ParamSpec>& specs
     for (const auto& s : specs) known = known || s.name == name;
     if (!known) {
       const std::string list = join_names(specs, [](const ParamSpec& s) { return s.name; });
-      fail(Errc::invalid_argument, op + ": unknown parameter '" + name + "' (" +
-                                       (list.empty() ? "it takes none" : "it takes: " + list) + ")");
+      fail(Errc::invalid_argument, "{}: unknown parameter '{}' ({})", op, name,
+           list.empty() ? "it takes none" : "it takes: " + list);
     }
   }
   Params p;
@@ -108,7 +102,7 @@ Params resolve_params(const std::string& op, const std::vector<ParamSpec>& specs
 
 std::string param_text(const ParamValue& v) {
   if (auto* d = std::get_if<double>(&v)) return fmt_num(*d);
-  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* i = std::get_if<int64_t>(&v)) return fmt::format("{}", *i);
   return std::get<std::string>(v);
 }
 

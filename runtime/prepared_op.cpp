@@ -72,8 +72,7 @@ class PreparedOp::Lease {
 PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std::string, std::string> params)
     : op_(op), target_(target), params_(std::move(params)) {
   if (op.tensors.size() > kMaxTensors) {
-    fail(Errc::internal, op.name + " has " + std::to_string(op.tensors.size()) + " tensors; prepared ops take up to " +
-                             std::to_string(kMaxTensors));
+    fail(Errc::internal, "{} has {} tensors; prepared ops take up to {}", op.name, op.tensors.size(), kMaxTensors);
   }
   bind_target(op, target_, prototype_);
   prototype_.params = resolve_params(op.name, op.params, params_);
@@ -82,7 +81,7 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
   for (const TensorSpec& s : op.tensors) {
     Slot slot;
     if (s.dtypes.size() > std::size(slot.dl_codes) || s.dims.size() > kMaxRank) {
-      fail(Errc::internal, op.name + ": tensor " + s.name + " has more dtypes or dimensions than prepared ops take");
+      fail(Errc::internal, "{}: tensor {} has more dtypes or dimensions than prepared ops take", op.name, s.name);
     }
     for (DType d : s.dtypes) {
       slot.dl_codes[slot.n_dtypes] = dl_code(dlpack_dtype(d));
@@ -97,7 +96,7 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
     // bind_call's output_dtype, decided here where the parameters make it fixed.
     if (!s.dtype_param.empty()) {
       const std::optional<DType> t = dtype_from_name(prototype_.params.choice(s.dtype_param));
-      if (!t) fail(Errc::internal, "parameter " + s.dtype_param + " is not a dtype");
+      if (!t) fail(Errc::internal, "parameter {} is not a dtype", s.dtype_param);
       slot.out_dtype = static_cast<int>(*t);
     } else if (slot.same_as < 0) {
       slot.out_dtype = static_cast<int>(s.dtypes.front());
@@ -118,8 +117,8 @@ PreparedOp::PreparedOp(const OpSpec& op, const std::string& target, std::map<std
     }
   }
   if (dim_names_.size() > kMaxDims) {
-    fail(Errc::internal, op.name + " has " + std::to_string(dim_names_.size()) + " named dimensions; prepared ops take up to " +
-                             std::to_string(kMaxDims));
+    fail(Errc::internal, "{} has {} named dimensions; prepared ops take up to {}", op.name, dim_names_.size(),
+         kMaxDims);
   }
   constants_.resize(op.tensors.size());
   pool_.reserve(64);  // the overflow takes up to 64 more concurrent runs without allocating
@@ -157,18 +156,20 @@ int PreparedOp::slot_of(const char* name) const {
 }
 
 void PreparedOp::set_constant(const char* name, const DLTensor* tensor) {
-  if (name == nullptr) fail(Errc::invalid_argument, op_.name + ": constant name is NULL");
+  if (name == nullptr) fail(Errc::invalid_argument, "{}: constant name is NULL", op_.name);
   auto packer = op_.constants.find(name);
   if (packer == op_.constants.end()) {
     const std::string list = join_names(op_.constants, [](const auto& c) { return c.first; });
-    fail(Errc::invalid_argument, op_.name + ": tensor '" + name + "' cannot be a constant (" +
-                                     (list.empty() ? op_.name + " packs no constants" : "constants: " + list) + ")");
+    fail(Errc::invalid_argument, "{}: tensor '{}' cannot be a constant ({})", op_.name, name,
+         list.empty() ? op_.name + " packs no constants" : "constants: " + list);
   }
   const int slot = index_of(op_, name);
   const TensorView v = view_of(tensor, name);
   if (v.memory != TensorView::Memory::host) {
-    fail(Errc::unsupported, op_.name + ": constant " + std::string(name) + " is CUDA device memory (kDLCUDA); constants are "
-                                                                            "packed on the host, so they must be host tensors");
+    fail(Errc::unsupported,
+         "{}: constant {} is CUDA device memory (kDLCUDA); constants are packed on the host, so they must be host "
+         "tensors",
+         op_.name, name);
   }
   check_tensor(op_, op_.tensors[slot], v);
   PackedConstant p = packer->second(v);
@@ -180,9 +181,10 @@ void PreparedOp::set_constant(const char* name, const DLTensor* tensor) {
 
 void PreparedOp::constant_passed(size_t slot) const {
   const std::string& name = op_.tensors[slot].name;
-  fail(Errc::invalid_argument, op_.name + ": tensor " + name + " is a constant of this prepared op, packed once by "
-                                          "npukit_op_set_constant: pass no tensor for it to a run (NULL at its position), "
-                                          "or call npukit_op_set_constant again to change it");
+  fail(Errc::invalid_argument,
+       "{}: tensor {} is a constant of this prepared op, packed once by npukit_op_set_constant: pass no tensor for it "
+       "to a run (NULL at its position), or call npukit_op_set_constant again to change it",
+       op_.name, name);
 }
 
 // bind_call's rules, without its maps and messages: true when every tensor passes.

@@ -20,7 +20,7 @@ const OpSpec& find_op(const std::string& name) {
     if (op->name == name) return *op;
   }
   const std::string list = join_names(all_ops(), [](const OpSpec* op) { return op->name; });
-  fail(Errc::invalid_argument, "unknown op '" + name + "' (known: " + list + ")");
+  fail(Errc::invalid_argument, "unknown op '{}' (known: {})", name, list);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "runtime/tensor.h"
 
+#include "runtime/message.h"
+
 namespace npukit {
 
 std::vector<int64_t> TensorView::effective_strides() const {
@@ -29,7 +31,7 @@ bool TensorView::contiguous() const {
 
 std::string shape_string(const std::vector<int64_t>& shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) append(s, "{}{}", i ? ", " : "", shape[i]);
   return s + "]";
 }
 

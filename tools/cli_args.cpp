@@ -10,7 +10,7 @@ namespace npukit::cli {
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag) {
   const size_t eq = s.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
-    fail(Errc::invalid_argument, std::string(flag) + " " + s + ": expected NAME=VALUE");
+    fail(Errc::invalid_argument, "{} {}: expected NAME=VALUE", flag, s);
   }
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
@@ -19,7 +19,7 @@ std::map<std::string, std::string> assignment_map(const std::vector<std::string>
   std::map<std::string, std::string> out;
   for (const std::string& item : items) {
     auto [name, value] = split_assignment(item, flag);
-    if (!out.emplace(name, value).second) fail(Errc::invalid_argument, std::string(flag) + " " + name + " given twice");
+    if (!out.emplace(name, value).second) fail(Errc::invalid_argument, "{} {} given twice", flag, name);
   }
   return out;
 }
@@ -30,7 +30,7 @@ std::map<std::string, int64_t> integer_assignments(const std::string& text, cons
   std::string item;
   while (std::getline(ss, item, ',')) {
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) fail(Errc::invalid_argument, std::string(flag) + " " + item + ": expected NAME=INTEGER");
+    if (eq == std::string::npos || eq == 0) fail(Errc::invalid_argument, "{} {}: expected NAME=INTEGER", flag, item);
     const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     size_t used = 0;
     int64_t v = 0;
@@ -39,8 +39,9 @@ std::map<std::string, int64_t> integer_assignments(const std::string& text, cons
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != value.size()) fail(Errc::invalid_argument, std::string(flag) + " " + item + ": " + value + " is not an integer");
-    if (!out.emplace(name, v).second) fail(Errc::invalid_argument, std::string(flag) + " " + name + " given twice");
+    if (used == 0 || used != value.size())
+      fail(Errc::invalid_argument, "{} {}: {} is not an integer", flag, item, value);
+    if (!out.emplace(name, v).second) fail(Errc::invalid_argument, "{} {} given twice", flag, name);
   }
   return out;
 }
@@ -48,7 +49,7 @@ std::map<std::string, int64_t> integer_assignments(const std::string& text, cons
 std::string schedule_argument(const std::string& arg) {
   if (arg.empty() || arg[0] != '@') return arg;
   std::ifstream f(arg.substr(1));
-  if (!f) fail(Errc::invalid_argument, "--schedule " + arg + ": cannot read " + arg.substr(1));
+  if (!f) fail(Errc::invalid_argument, "--schedule {}: cannot read {}", arg, arg.substr(1));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();

@@ -30,16 +30,16 @@ void check_known(const std::vector<std::string>& given, const std::vector<std::s
   for (const auto& g : given) {
     bool ok = false;
     for (const auto& k : known) ok = ok || k == g;
-    if (!ok) fail(Errc::invalid_argument, std::string(flag) + " " + g + ": unknown (known: " + list + ")");
+    if (!ok) fail(Errc::invalid_argument, "{} {}: unknown (known: {})", flag, g, list);
   }
 }
 
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& fn) {
   std::ofstream out(path);
-  if (!out) fail(Errc::invalid_argument, "cannot write " + path);
+  if (!out) fail(Errc::invalid_argument, "cannot write {}", path);
   fn(out);
   out.close();  // a small report reaches the file only here: /dev/full fails at the flush
-  if (!out) fail(Errc::invalid_argument, "error while writing " + path);
+  if (!out) fail(Errc::invalid_argument, "error while writing {}", path);
 }
 
 int run_gate(const GateArgs& a) {
@@ -59,14 +59,15 @@ int run_gate(const GateArgs& a) {
 
   if (!a.schedule.empty()) {
 #ifdef NPUKIT_NO_SIMULATOR
-    fail(Errc::invalid_argument, "--schedule " + a.schedule + ": this build has no npu-sim targets");
+    fail(Errc::invalid_argument, "--schedule {}: this build has no npu-sim targets", a.schedule);
 #else
     if (a.options.ops.size() != 1)
-      fail(Errc::invalid_argument, "--schedule " + a.schedule + ": needs exactly one --op (knobs belong to one op's NPU schedule)");
+      fail(Errc::invalid_argument, "--schedule {}: needs exactly one --op (knobs belong to one op's NPU schedule)",
+           a.schedule);
     try {
       sim::set_npu_schedule_override(a.options.ops.front(), integer_assignments(schedule_argument(a.schedule), "--schedule"));
     } catch (const std::invalid_argument& e) {
-      fail(Errc::invalid_argument, std::string("--schedule: ") + e.what());
+      fail(Errc::invalid_argument, "--schedule: {}", e.what());
     }
 #endif
   }
@@ -78,12 +79,12 @@ int run_gate(const GateArgs& a) {
   options.isolate = !a.no_isolate;
   if (!a.impl.empty()) {
     if (options.ops.size() != 1)
-      fail(Errc::invalid_argument, "--impl " + a.impl + ": needs exactly one --op (the op whose signature the kernel has)");
+      fail(Errc::invalid_argument, "--impl {}: needs exactly one --op (the op whose signature the kernel has)", a.impl);
     const std::string name = gate::register_external_kernel(find_op(options.ops.front()), a.impl, a.target_name);
     options.targets.push_back(name);  // without --target, the external kernel alone
     options.target_flags[name] = "--impl " + gate::shell_word(a.impl) + " --target-name " + name;
   } else if (!a.target_name.empty()) {
-    fail(Errc::invalid_argument, "--target-name " + a.target_name + ": names the kernel of --impl, which is missing");
+    fail(Errc::invalid_argument, "--target-name {}: names the kernel of --impl, which is missing", a.target_name);
   }
   std::vector<gate::CaseResult> results = gate::run(all_ops(), options);
   if (!a.baseline.empty()) gate::apply_baseline(results, a.baseline);
@@ -102,7 +103,7 @@ int run_gate(const GateArgs& a) {
   if (!unrunnable.empty()) {
     std::string line = unrunnable.front();
     for (size_t i = 1; i < unrunnable.size(); ++i) line += "; " + unrunnable[i];
-    fail(Errc::unsupported, "gate: " + line + ": nothing was checked");
+    fail(Errc::unsupported, "gate: {}: nothing was checked", line);
   }
   return code;
 }

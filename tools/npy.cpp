@@ -13,7 +13,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "runtime/text.h"
+#include "runtime/message.h"
 
 namespace npukit::npy {
 namespace {
@@ -32,7 +32,7 @@ constexpr const char* kHeaderRule =
 
 // Keys and dtype strings from the header are echoed in messages (runtime/text.h: one_line).
 [[noreturn]] void fail(const std::string& what, const std::string& msg) {
-  throw std::runtime_error(one_line(what + ": " + msg));
+  throw std::runtime_error(message("{}: {}", what, msg));
 }
 
 // The descr numpy writes for each DType; one-byte types have no byte order ('|').
@@ -84,14 +84,13 @@ DType dtype_from_descr(const std::string& descr, const std::string& what) {
     if (dtype_size(e.dtype) == 1 || order == '<') return e.dtype;
     const std::string fix = " (save with arr.astype('<" + body + "'))";
     if (order == '>')
-      fail(what, "dtype '" + descr +
-                     "' is big-endian; npukit reads little-endian .npy only" + fix);
+      fail(what, fmt::format("dtype '{}' is big-endian; npukit reads little-endian .npy only{}", descr, fix));
     // '=' (native) or no marker: the writer's byte order is unknown to us.
-    fail(what, "dtype '" + descr +
-                   "' does not say little-endian; npukit reads little-endian .npy only" + fix);
+    fail(what,
+         fmt::format("dtype '{}' does not say little-endian; npukit reads little-endian .npy only{}", descr, fix));
   }
-  fail(what, "dtype '" + descr + "' is not supported; npukit reads " + supported_list() +
-                 " (convert with arr.astype(...))");
+  fail(what, fmt::format("dtype '{}' is not supported; npukit reads {} (convert with arr.astype(...))", descr,
+                         supported_list()));
 }
 
 // Parses the header dict. Python literal syntax, but only what a .npy header can hold:
@@ -115,8 +114,9 @@ class HeaderParser {
       if (key == "descr") {
         if (have_descr) bad("duplicate key 'descr'");
         if (peek() == '[')  // a valid header, just not an array type we compute on
-          fail(what_, "dtype is structured (a list of fields); npukit reads plain arrays of " +
-                          supported_list() + " (save each field as its own .npy)");
+          fail(what_, fmt::format("dtype is structured (a list of fields); npukit reads plain arrays of {} (save each "
+                                  "field as its own .npy)",
+                                  supported_list()));
         descr = parse_string("a dtype string like '<f4'");
         have_descr = true;
       } else if (key == "fortran_order") {
@@ -149,7 +149,7 @@ class HeaderParser {
     std::string near = printable(s_.substr(pos_, 24));
     near.erase(near.find_last_not_of(' ') + 1);  // the header's padding says nothing
     if (!near.empty()) msg += " near \"" + near + "\"";
-    fail(what_, msg + "; " + kHeaderRule);
+    fail(what_, fmt::format("{}; {}", msg, kHeaderRule));
   }
 
   // Keeps the message on one line whatever bytes the header holds.
@@ -264,16 +264,15 @@ NpyArray parse(const std::vector<uint8_t>& file_bytes, const std::string& what) 
   if (n < kMagicLen + 2) fail(what, "file ends inside the .npy header");
   const int major = b[6], minor = b[7];
   if (minor != 0 || major < 1 || major > 3)
-    fail(what, ".npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                   " is not supported; npukit reads 1.0, 2.0 and 3.0");
+    fail(what, fmt::format(".npy format version {}.{} is not supported; npukit reads 1.0, 2.0 and 3.0", major, minor));
   // 1.0 stores the header length in 2 bytes; 2.0 and 3.0 (utf-8 header) use 4.
   const size_t len_bytes = major == 1 ? 2 : 4;
   const size_t header_start = kMagicLen + 2 + len_bytes;
   if (n < header_start) fail(what, "file ends inside the .npy header");
   const size_t header_len = read_le(b + kMagicLen + 2, len_bytes);
   if (n - header_start < header_len)
-    fail(what, "header length is " + std::to_string(header_len) + " bytes but the file holds " +
-                   std::to_string(n - header_start) + " after the prefix; the file is truncated");
+    fail(what, fmt::format("header length is {} bytes but the file holds {} after the prefix; the file is truncated",
+                           header_len, n - header_start));
 
   const std::string header(reinterpret_cast<const char*>(b + header_start), header_len);
   std::string descr;
@@ -288,13 +287,12 @@ NpyArray parse(const std::vector<uint8_t>& file_bytes, const std::string& what) 
   const size_t item = dtype_size(out.dtype);
   const size_t have = n - header_start - header_len;
   if (count < 0 || uint64_t(count) > std::numeric_limits<size_t>::max() / item)
-    fail(what, "shape " + shape_repr(out.shape) + " has more elements than memory can hold");
+    fail(what, fmt::format("shape {} has more elements than memory can hold", shape_repr(out.shape)));
   const size_t want = size_t(count) * item;
   if (want != have)
-    fail(what, "header says " + std::to_string(want) + " bytes of data but the file holds " +
-                   std::to_string(have) +
-                   (have < want ? "; the file is truncated"
-                                : "; npukit reads one array per .npy file and nothing after it"));
+    fail(what, fmt::format("header says {} bytes of data but the file holds {}{}", want, have,
+                           (have < want ? "; the file is truncated"
+                                        : "; npukit reads one array per .npy file and nothing after it")));
   out.bytes.assign(b + header_start + header_len, b + n);
   return out;
 }
@@ -307,7 +305,7 @@ uint64_t max_file_bytes() {
   errno = 0;
   const unsigned long long v = std::strtoull(env, &end, 10);
   if (*end != '\0' || errno == ERANGE || v == 0 || env[0] == '-') {
-    fail("NPUKIT_MAX_NPY_BYTES", std::string("'") + env + "' is not a positive number of bytes");
+    fail("NPUKIT_MAX_NPY_BYTES", fmt::format("'{}' is not a positive number of bytes", env));
   }
   return v;
 }
@@ -317,7 +315,7 @@ NpyArray read(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) {
     if (errno == ENOENT) fail(path, "no such file");
-    fail(path, std::string("cannot open for reading (") + std::strerror(errno) + ")");
+    fail(path, fmt::format("cannot open for reading ({})", std::strerror(errno)));
   }
   // Bounded: a device or pipe (/dev/zero) would otherwise be read until memory runs out.
   const uint64_t limit = max_file_bytes();
@@ -330,26 +328,24 @@ NpyArray read(const std::string& path) {
     bytes.resize(old + got);
     if (old == 0 && (got < kMagicLen || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)) break;  // parse says why
     if (bytes.size() > limit) {
-      fail(path, "larger than " + std::to_string(limit) + " bytes, the limit for a .npy input (NPUKIT_MAX_NPY_BYTES)");
+      fail(path, fmt::format("larger than {} bytes, the limit for a .npy input (NPUKIT_MAX_NPY_BYTES)", limit));
     }
     if (got < kChunk) break;
   }
   // A directory opens fine on Linux and fails here with EISDIR.
-  if (std::ferror(f.get()))
-    fail(path, std::string("cannot read (") + std::strerror(errno) + ")");
+  if (std::ferror(f.get())) fail(path, fmt::format("cannot read ({})", std::strerror(errno)));
   return parse(bytes, path);
 }
 
 void write(const std::string& path, const NpyArray& array) {
   const int64_t count = array.size();
   if (count < 0)
-    fail(path, "cannot write shape " + shape_repr(array.shape) +
-                   "; dimensions must be non-negative and their product fit in int64");
+    fail(path, fmt::format("cannot write shape {}; dimensions must be non-negative and their product fit in int64",
+                           shape_repr(array.shape)));
   const size_t item = dtype_size(array.dtype);
   if (uint64_t(count) * item != array.bytes.size())
-    fail(path, "array holds " + std::to_string(array.bytes.size()) + " bytes but shape " +
-                   shape_repr(array.shape) + " of " + std::string(dtype_name(array.dtype)) +
-                   " needs " + std::to_string(uint64_t(count) * item) + "; nothing written");
+    fail(path, fmt::format("array holds {} bytes but shape {} of {} needs {}; nothing written", array.bytes.size(),
+                           shape_repr(array.shape), dtype_name(array.dtype), uint64_t(count) * item));
 
   // Exactly numpy's _write_array_header: sorted keys, repr values, a trailing ", ".
   std::string header = "{'descr': '" + descr_of(array.dtype) +
@@ -379,7 +375,7 @@ void write(const std::string& path, const NpyArray& array) {
 
   errno = 0;
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) fail(path, std::string("cannot open for writing (") + std::strerror(errno) + ")");
+  if (!f) fail(path, fmt::format("cannot open for writing ({})", std::strerror(errno)));
   bool ok = std::fwrite(prefix.data(), 1, prefix.size(), f) == prefix.size() &&
             std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
             (array.bytes.empty() ||  // data() may be null, which fwrite must not see
@@ -391,7 +387,7 @@ void write(const std::string& path, const NpyArray& array) {
     // Only a regular file: run as root, removing /dev/full would delete the device node.
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec)) std::remove(path.c_str());
-    fail(path, std::string("cannot write (") + std::strerror(err ? err : errno) + ")");
+    fail(path, fmt::format("cannot write ({})", std::strerror(err ? err : errno)));
   }
 }
 

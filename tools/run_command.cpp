@@ -32,14 +32,13 @@ int run_op(const RunArgs& a) {
       for (const TensorSpec& s : op.tensors) {
         if (s.read()) inputs.push_back(s.name);
       }
-      fail(Errc::invalid_argument,
-           "--in " + in + ": " + op.name + " has no input '" + name + "' (inputs: " + join_names(inputs) + ")");
+      fail(Errc::invalid_argument, "--in {}: {} has no input '{}' (inputs: {})", in, op.name, name, join_names(inputs));
     }
-    if (arrays.count(name)) fail(Errc::invalid_argument, "--in " + name + " given twice");
+    if (arrays.count(name)) fail(Errc::invalid_argument, "--in {} given twice", name);
     try {
       arrays[name] = npy::read(path);
     } catch (const std::exception& e) {
-      fail(Errc::invalid_argument, "--in " + name + "=" + e.what());
+      fail(Errc::invalid_argument, "--in {}={}", name, e.what());
     }
     npy::NpyArray& arr = arrays[name];
     tensors[name] = TensorView{arr.bytes.data(), arr.dtype, arr.shape, {}};
@@ -47,13 +46,13 @@ int run_op(const RunArgs& a) {
   std::map<std::string, std::string> out_paths;
   for (const std::string& o : a.outs) {
     auto [name, path] = split_assignment(o, "--out");
-    if (!out_paths.emplace(name, path).second) fail(Errc::invalid_argument, "--out " + name + " given twice");
+    if (!out_paths.emplace(name, path).second) fail(Errc::invalid_argument, "--out {} given twice", name);
   }
   const auto infos = infer_outputs(op, tensors, params);
   for (const auto& [name, path] : out_paths) {
     if (!infos.count(name)) {
       const std::string list = join_names(infos, [](const auto& kv) { return kv.first; });
-      fail(Errc::invalid_argument, "--out " + name + "=" + path + ": " + op.name + " has no output '" + name + "' (outputs: " + list + ")");
+      fail(Errc::invalid_argument, "--out {}={}: {} has no output '{}' (outputs: {})", name, path, op.name, name, list);
     }
   }
   // An in/out tensor (a KV cache) is updated in the array --in read; --out NAME=FILE saves
@@ -65,7 +64,7 @@ int run_op(const RunArgs& a) {
       outputs[name] = &arrays.at(name);
       continue;
     }
-    if (!out_paths.count(name)) fail(Errc::invalid_argument, op.name + ": missing --out " + name + "=FILE.npy");
+    if (!out_paths.count(name)) fail(Errc::invalid_argument, "{}: missing --out {}=FILE.npy", op.name, name);
     npy::NpyArray& arr = allocated[name];
     outputs[name] = &arr;
     arr.dtype = info.dtype;
@@ -78,7 +77,7 @@ int run_op(const RunArgs& a) {
     try {
       npy::write(path, *outputs.at(name));
     } catch (const std::exception& e) {
-      fail(Errc::invalid_argument, "--out " + name + "=" + e.what());
+      fail(Errc::invalid_argument, "--out {}={}", name, e.what());
     }
   }
   return 0;

@@ -73,10 +73,11 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
 }
 
 int run_sim(const SimArgs& a) {
-  if (a.format != "table" && a.format != "json") fail(Errc::invalid_argument, "--format " + a.format + ": must be table or json");
+  if (a.format != "table" && a.format != "json")
+    fail(Errc::invalid_argument, "--format {}: must be table or json", a.format);
   const sim::ArchSpec arch = arch_argument(a.arch);
   if (a.all || a.op.empty()) {
-    if (!a.op.empty()) fail(Errc::invalid_argument, "--all and --op " + a.op + ": give one of them");
+    if (!a.op.empty()) fail(Errc::invalid_argument, "--all and --op {}: give one of them", a.op);
     if (!a.shape.empty() || !a.trace.empty() || !a.roofline.empty() || !a.nest.empty() || !a.params.empty() ||
         !a.schedule.empty() || !a.dtype.empty())
       fail(Errc::invalid_argument, "--shape, --dtype, --param, --schedule, --trace, --roofline and --nest need --op");
@@ -93,8 +94,8 @@ int run_sim(const SimArgs& a) {
     for (const auto& [flag, value] : {std::pair{"--trace", a.trace}, std::pair{"--roofline", a.roofline},
                                       std::pair{"--nest", a.nest}}) {
       if (!value.empty())
-        fail(Errc::invalid_argument, std::string(flag) + " " + value + ": " + r.op +
-                                         " is a composite schedule (a sequence of stages); give a stage's op instead");
+        fail(Errc::invalid_argument,
+             "{} {}: {} is a composite schedule (a sequence of stages); give a stage's op instead", flag, value, r.op);
     }
     const sim::StagedResult res = simulate_staged_request(r, arch, a.strict);
     if (a.format == "table") {
@@ -110,7 +111,7 @@ int run_sim(const SimArgs& a) {
     try {
       fn();
     } catch (const std::exception& e) {
-      fail(Errc::invalid_argument, std::string(flag) + " " + path + ": " + e.what());
+      fail(Errc::invalid_argument, "{} {}: {}", flag, path, e.what());
     }
   };
   // The nest before the analysis: it is what an author reads when the analysis fails.
@@ -118,7 +119,7 @@ int run_sim(const SimArgs& a) {
     std::ofstream f(a.nest);
     f << sim::lowered_nest_text(r, arch);
     f.close();
-    if (!f) throw std::runtime_error(std::string("cannot write (") + std::strerror(errno) + ")");
+    if (!f) throw std::runtime_error(message("cannot write ({})", std::strerror(errno)));
   });
   const sim::SimResult res = simulate_request(r, arch, a.strict);
   write("--trace", a.trace, [&] { sim::write_trace(res, a.trace); });

@@ -8,7 +8,7 @@ sim::ArchSpec arch_argument(const std::string& name) {
   try {
     return sim::resolve_arch(name);
   } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, std::string("--arch: ") + e.what());
+    fail(Errc::invalid_argument, "--arch: {}", e.what());
   }
 }
 

@@ -2,11 +2,9 @@
 // rule, print the best few beside the hand-written default, optionally write the winner in
 // the form `npukit sim --schedule @FILE` and `npukit gate --schedule @FILE` read.
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "runtime/error.h"
 #include "simulator/analysis/tuner.h"
@@ -45,19 +43,16 @@ nlohmann::json candidate_json(const sim::TuneCandidate& c) {
 
 std::string row(const std::string& label, const sim::TuneCandidate& c, int64_t best_cycles) {
   const sim::CostReport& r = c.result.cost;
-  std::ostringstream o;
-  o << std::left << std::setw(9) << label << std::right << std::setw(14) << r.total_cycles << std::setw(8)
-    << std::fixed << std::setprecision(3) << double(r.total_cycles) / double(std::max<int64_t>(1, best_cycles)) << "  "
-    << std::left << std::setw(10) << sim::to_string(r.bound) << std::setw(8) << sim::to_string(r.busiest())
-    << std::right << std::setw(6) << std::setprecision(1) << 100.0 * r.util(r.busiest()) << "%  " << knob_text(c.knobs)
-    << "\n";
-  return o.str();
+  return fmt::format("{:<9}{:>14}{:>8.3f}  {:<10}{:<8}{:>6.1f}%  {}\n", label, r.total_cycles,
+                     double(r.total_cycles) / double(std::max<int64_t>(1, best_cycles)), sim::to_string(r.bound),
+                     sim::to_string(r.busiest()), 100.0 * r.util(r.busiest()), knob_text(c.knobs));
 }
 
 int run_tune(const TuneArgs& a) {
   if (a.op.empty()) fail(Errc::invalid_argument, "--op: required");
-  if (a.format != "table" && a.format != "json") fail(Errc::invalid_argument, "--format " + a.format + ": must be table or json");
-  if (a.top < 1) fail(Errc::invalid_argument, "--top " + std::to_string(a.top) + ": must be at least 1");
+  if (a.format != "table" && a.format != "json")
+    fail(Errc::invalid_argument, "--format {}: must be table or json", a.format);
+  if (a.top < 1) fail(Errc::invalid_argument, "--top {}: must be at least 1", a.top);
   if (!(a.budget_s > 0 && a.budget_s <= 3600))
     fail(Errc::invalid_argument, "--budget-s " + std::to_string(a.budget_s) + ": must be in (0, 3600]");
   const sim::ArchSpec arch = arch_argument(a.arch);
@@ -107,13 +102,12 @@ int run_tune(const TuneArgs& a) {
   } else {
     std::cout << "npukit tune " << a.op << " (" << t.request.variant << ") " << sim::format_shape(t.best_default.result.analysis)
               << " on " << arch.name << "\n";
-    std::cout << std::left << std::setw(9) << "rank" << std::right << std::setw(14) << "cycles" << std::setw(8) << "x best"
-              << "  " << std::left << std::setw(10) << "bound" << std::setw(8) << "busiest" << std::right << std::setw(7)
-              << "util" << "  knobs\n";
-    for (size_t i = 0; i < n; ++i) std::cout << row("#" + std::to_string(i + 1), t.valid[i], best);
+    std::cout << fmt::format("{:<9}{:>14}{:>8}  {:<10}{:<8}{:>7}  knobs\n", "rank", "cycles", "x best", "bound",
+                             "busiest", "util");
+    for (size_t i = 0; i < n; ++i) std::cout << row(fmt::format("#{}", i + 1), t.valid[i], best);
     std::cout << row(t.default_valid ? "default" : "default!", t.best_default, best);
     if (!t.default_valid) std::cout << "  (the default breaks a rule)\n";
-    std::cout << "evaluated " << t.evaluated << " settings in " << std::fixed << std::setprecision(2) << t.seconds << " s";
+    std::cout << fmt::format("evaluated {} settings in {:.2f} s", t.evaluated, t.seconds);
     if (!t.rejected.empty()) {
       std::cout << "; rejected by";
       for (const auto& [rule, count] : t.rejected) std::cout << " " << rule << " " << count;

@@ -25,15 +25,14 @@ namespace {
 void check(const Call& call) {
   const int64_t hq = call.dim("Hq"), hkv = call.dim("Hkv"), s_max = call.dim("S_max");
   if (hq % hkv != 0) {
-    fail(Errc::invalid_argument, "attention: Hq = " + std::to_string(hq) + " is not a multiple of Hkv = " +
-                                     std::to_string(hkv) + " (query head h reads kv head h / (Hq / Hkv))");
+    fail(Errc::invalid_argument,
+         "attention: Hq = {} is not a multiple of Hkv = {} (query head h reads kv head h / (Hq / Hkv))", hq, hkv);
   }
   const TensorView& p = call.tensor("positions");
   const auto* pos = static_cast<const int32_t*>(p.data);
   for (int64_t t = 0; t < p.numel(); ++t) {
     if (pos[t] < 0 || pos[t] >= s_max) {
-      fail(Errc::invalid_argument, "attention: positions[" + std::to_string(t) + "] = " + std::to_string(pos[t]) +
-                                       ": must be in [0, S_max = " + std::to_string(s_max) + ")");
+      fail(Errc::invalid_argument, "attention: positions[{}] = {}: must be in [0, S_max = {})", t, pos[t], s_max);
     }
   }
 }

@@ -30,35 +30,38 @@ void check(const Call& call) {
   const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
   const int64_t limit = int8_k_limit(zp);
   if (k > limit) {
-    fail(Errc::invalid_argument, "int8_gemm: K = " + std::to_string(k) + " exceeds " + std::to_string(limit) +
-                                     ", the largest K whose int32 accumulation cannot overflow with a_zero_point = " +
-                                     std::to_string(zp) + "; split K and add the int32 partial sums in int64");
+    fail(Errc::invalid_argument,
+         "int8_gemm: K = {} exceeds {}, the largest K whose int32 accumulation cannot overflow with a_zero_point = {}; "
+         "split K and add the int32 partial sums in int64",
+         k, limit, zp);
   }
   const std::string out = call.params.choice("out");
   const float* w_scale = floats(call, "w_scale");
   if (out != "int32" && w_scale == nullptr) {
-    fail(Errc::invalid_argument, "int8_gemm: out=" + out + " needs input w_scale (per-channel weight scales, float32 [N])");
+    fail(Errc::invalid_argument, "int8_gemm: out={} needs input w_scale (per-channel weight scales, float32 [N])", out);
   }
   if (call.tensors.count("bias") && out != "float32" && out != "float16") {
-    fail(Errc::invalid_argument, "int8_gemm: input bias applies to float outputs only (out=" + out + ")");
+    fail(Errc::invalid_argument, "int8_gemm: input bias applies to float outputs only (out={})", out);
   }
   if (out != "int8") return;
   const double a_scale = call.params.real("a_scale"), out_scale = call.params.real("out_scale");
   const bool fixed = call.params.choice("rounding") == "fixed_point";
   for (int64_t c = 0; c < n; ++c) {
     if (!(std::isfinite(w_scale[c]) && w_scale[c] > 0)) {
-      fail(Errc::invalid_argument, "int8_gemm: w_scale[" + std::to_string(c) + "] = " + param_text(double(w_scale[c])) +
-                                       ": must be finite and > 0 for out=int8");
+      fail(Errc::invalid_argument, "int8_gemm: w_scale[{}] = {}: must be finite and > 0 for out=int8", c,
+           param_text(double(w_scale[c])));
     }
     const double real = a_scale * double(w_scale[c]) / out_scale;
     const float m32 = (static_cast<float>(a_scale) * w_scale[c]) / static_cast<float>(out_scale);
     if (!fixed && !std::isfinite(m32)) {
-      fail(Errc::invalid_argument, "int8_gemm: channel " + std::to_string(c) +
-                                       ": a_scale * w_scale / out_scale overflows fp32 (rounding=float)");
+      fail(Errc::invalid_argument,
+           "int8_gemm: channel {}: a_scale * w_scale / out_scale overflows fp32 (rounding=float)", c);
     }
     if (fixed && !quantize_multiplier(real)) {
-      fail(Errc::invalid_argument, "int8_gemm: channel " + std::to_string(c) + ": multiplier a_scale * w_scale / out_scale = " +
-                                       param_text(real) + " needs a shift outside [-31, 30] (rounding=fixed_point)");
+      fail(Errc::invalid_argument,
+           "int8_gemm: channel {}: multiplier a_scale * w_scale / out_scale = {} needs a shift outside [-31, 30] "
+           "(rounding=fixed_point)",
+           c, param_text(real));
     }
   }
 }

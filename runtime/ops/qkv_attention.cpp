@@ -57,8 +57,6 @@
 namespace npukit {
 namespace {
 
-std::string str(int64_t v) { return std::to_string(v); }
-
 // The head counts and head_dim, from the parameters where given (nonzero), else from the
 // tensors' shapes; check() makes the two agree.
 struct Heads {
@@ -83,20 +81,22 @@ void check_weights(const Call& call, const Heads& h) {
     const std::string scale = std::string(weight) + "_scale";
     const auto it = call.tensors.find(scale);
     if (!int8 && it != call.tensors.end()) {
-      fail(Errc::invalid_argument, "qkv_attention: input " + scale + " is given but " + weight + " is " + wdt +
-                                       ": per-channel scales apply to int8 weights only; leave " + scale + " out");
+      fail(Errc::invalid_argument,
+           "qkv_attention: input {} is given but {} is {}: per-channel scales apply to int8 weights only; leave {} out",
+           scale, weight, wdt, scale);
     }
     if (!int8) continue;
     if (it == call.tensors.end()) {
-      fail(Errc::invalid_argument, "qkv_attention: " + std::string(weight) + " is int8 but input " + scale +
-                                       " is missing: int8 weights need their per-output-channel scales (float32 [" +
-                                       str(call.tensor(weight).shape.at(0)) + "], real weight = scale[n] * w[n, k])");
+      fail(Errc::invalid_argument,
+           "qkv_attention: {} is int8 but input {} is missing: int8 weights need their per-output-channel scales "
+           "(float32 [{}], real weight = scale[n] * w[n, k])",
+           weight, scale, call.tensor(weight).shape.at(0));
     }
     const auto* v = static_cast<const float*>(it->second.data);
     for (int64_t n = 0; n < it->second.numel(); ++n) {
       if (!(std::isfinite(v[n]) && v[n] > 0)) {
-        fail(Errc::invalid_argument, "qkv_attention: " + scale + "[" + str(n) + "] = " + param_text(double(v[n])) +
-                                         ": every scale of int8 weights must be finite and > 0");
+        fail(Errc::invalid_argument, "qkv_attention: {}[{}] = {}: every scale of int8 weights must be finite and > 0",
+             scale, n, param_text(double(v[n])));
       }
     }
   }
@@ -107,9 +107,10 @@ void check_weights(const Call& call, const Heads& h) {
                                                    h.hq * h.dh}};
   for (const auto& [what, k] : sums) {
     if (k > limit) {
-      fail(Errc::invalid_argument, "qkv_attention: " + std::string(what) + " = " + str(k) + " exceeds " + str(limit) +
-                                       ", the largest K whose int32 accumulation of int8 activations and weights "
-                                       "cannot overflow (int8 weights); use float weights for such a layer");
+      fail(Errc::invalid_argument,
+           "qkv_attention: {} = {} exceeds {}, the largest K whose int32 accumulation of int8 activations and weights "
+           "cannot overflow (int8 weights); use float weights for such a layer",
+           what, k, limit);
     }
   }
 }
@@ -118,45 +119,49 @@ void check(const Call& call) {
   const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
   const Heads h = heads_of(call);
   if (h.dh != call.dim("Dh")) {
-    fail(Errc::invalid_argument, "qkv_attention: head_dim = " + str(h.dh) + " but k_cache has Dh = " +
-                                     str(call.dim("Dh")) + " (its last dimension); they must be equal");
+    fail(Errc::invalid_argument,
+         "qkv_attention: head_dim = {} but k_cache has Dh = {} (its last dimension); they must be equal", h.dh,
+         call.dim("Dh"));
   }
   if (h.dh % 2 != 0) {
-    fail(Errc::invalid_argument, "qkv_attention: head_dim = " + str(h.dh) + " must be even (RoPE rotates pairs)");
+    fail(Errc::invalid_argument, "qkv_attention: head_dim = {} must be even (RoPE rotates pairs)", h.dh);
   }
   if (h.hkv != call.dim("Hkv")) {
-    fail(Errc::invalid_argument, "qkv_attention: kv_heads = " + str(h.hkv) + " but k_cache has Hkv = " +
-                                     str(call.dim("Hkv")) + " heads (its first dimension); they must be equal");
+    fail(Errc::invalid_argument,
+         "qkv_attention: kv_heads = {} but k_cache has Hkv = {} heads (its first dimension); they must be equal", h.hkv,
+         call.dim("Hkv"));
   }
   if (h.hq * h.dh != call.dim("HqDh")) {
-    fail(Errc::invalid_argument, "qkv_attention: w_o has " + str(call.dim("HqDh")) + " columns but heads * head_dim = " +
-                                     str(h.hq) + " * " + str(h.dh) + " = " + str(h.hq * h.dh) +
-                                     " (w_o is [D, heads * head_dim])");
+    fail(Errc::invalid_argument,
+         "qkv_attention: w_o has {} columns but heads * head_dim = {} * {} = {} (w_o is [D, heads * head_dim])",
+         call.dim("HqDh"), h.hq, h.dh, h.hq * h.dh);
   }
   if (h.hq % h.hkv != 0) {
-    fail(Errc::invalid_argument, "qkv_attention: heads = " + str(h.hq) + " is not a multiple of kv_heads = " +
-                                     str(h.hkv) + " (query head h reads kv head h / (heads / kv_heads))");
+    fail(Errc::invalid_argument,
+         "qkv_attention: heads = {} is not a multiple of kv_heads = {} (query head h reads kv head h / (heads / "
+         "kv_heads))",
+         h.hq, h.hkv);
   }
   const int64_t rows = (h.hq + 2 * h.hkv) * h.dh;
   if (call.dim("QKV") != rows) {
-    fail(Errc::invalid_argument, "qkv_attention: w_qkv has " + str(call.dim("QKV")) +
-                                     " rows but (heads + 2 * kv_heads) * head_dim = (" + str(h.hq) + " + 2 * " +
-                                     str(h.hkv) + ") * " + str(h.dh) + " = " + str(rows));
+    fail(Errc::invalid_argument,
+         "qkv_attention: w_qkv has {} rows but (heads + 2 * kv_heads) * head_dim = ({} + 2 * {}) * {} = {}",
+         call.dim("QKV"), h.hq, h.hkv, h.dh, rows);
   }
   if (pos + T > s_max) {
-    fail(Errc::invalid_argument, "qkv_attention: pos = " + str(pos) + " with T = " + str(T) +
-                                     " new tokens writes cache positions up to " + str(pos + T - 1) +
-                                     ", but the cache holds S_max = " + str(s_max) +
-                                     " positions (pos + T must be <= S_max; the cache never grows)");
+    fail(Errc::invalid_argument,
+         "qkv_attention: pos = {} with T = {} new tokens writes cache positions up to {}, but the cache holds S_max = "
+         "{} "
+         "positions (pos + T must be <= S_max; the cache never grows)",
+         pos, T, pos + T - 1, s_max);
   }
   check_weights(call, h);
   if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
     const auto* m = static_cast<const float*>(it->second.data);
     for (int64_t i = 0; i < it->second.numel(); ++i) {
       if (std::isnan(m[i]) || m[i] == std::numeric_limits<float>::infinity()) {
-        fail(Errc::invalid_argument, "qkv_attention: mask[" + str(i / s_max) + ", " + str(i % s_max) + "] = " +
-                                         (std::isnan(m[i]) ? "nan" : "inf") +
-                                         ": mask values must be 0, -inf or finite biases");
+        fail(Errc::invalid_argument, "qkv_attention: mask[{}, {}] = {}: mask values must be 0, -inf or finite biases",
+             i / s_max, i % s_max, std::isnan(m[i]) ? "nan" : "inf");
       }
     }
   }
@@ -327,9 +332,9 @@ void qkv_int8_run(const Call& call, const QkvInt8Weights& w) {
   const int64_t rows = (h.hq + 2 * h.hkv) * h.dh, hqdh = h.hq * h.dh;
   if (w.w_qkv.n != rows || w.w_qkv.k != D || w.w_o.n != D || w.w_o.k != hqdh ||
       static_cast<int64_t>(w.w_qkv_scale.size()) != rows || static_cast<int64_t>(w.w_o_scale.size()) != D) {
-    fail(Errc::invalid_argument, "qkv_attention: packed weights of [" + str(w.w_qkv.n) + ", " + str(w.w_qkv.k) +
-                                     "] and [" + str(w.w_o.n) + ", " + str(w.w_o.k) + "] do not fit the call's [" +
-                                     str(rows) + ", " + str(D) + "] and [" + str(D) + ", " + str(hqdh) + "]");
+    fail(Errc::invalid_argument,
+         "qkv_attention: packed weights of [{}, {}] and [{}, {}] do not fit the call's [{}, {}] and [{}, {}]",
+         w.w_qkv.n, w.w_qkv.k, w.w_o.n, w.w_o.k, rows, D, D, hqdh);
   }
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   const bool act_f16 = call.tensor("x").dtype == DType::float16;
@@ -411,10 +416,10 @@ OpSpec make_spec() {
   for (const char* weight : {"w_qkv", "w_o"}) {
     op.constants[weight] = [weight](const TensorView& t) {
       if (t.dtype != DType::int8) {
-        fail(Errc::invalid_argument, "qkv_attention: constant " + std::string(weight) + " is " +
-                                         std::string(dtype_name(t.dtype)) +
-                                         ": only int8 weights are packed (float weights are read as they are; pass "
-                                         "them to each run)");
+        fail(Errc::invalid_argument,
+             "qkv_attention: constant {} is {}: only int8 weights are packed (float weights are read as they are; pass "
+             "them to each run)",
+             weight, dtype_name(t.dtype));
       }
       auto w = std::make_shared<const layouts::PackedInt8Weights>(
           layouts::pack_int8_weights(static_cast<const int8_t*>(t.data), t.shape.at(0), t.shape.at(1)));

@@ -33,16 +33,16 @@ void check(const Call& call) {
   const int64_t head_dim = call.dim("head_dim"), rd = rotary_dim_of(call);
   const std::string style = call.params.choice("style");
   if (rd % 2 != 0) {
-    fail(Errc::invalid_argument, "rope: parameter rotary_dim=" + std::to_string(rd) + ": must be even (dims rotate in pairs)");
+    fail(Errc::invalid_argument, "rope: parameter rotary_dim={}: must be even (dims rotate in pairs)", rd);
   }
   if (rd > head_dim) {
-    fail(Errc::invalid_argument, "rope: parameter rotary_dim=" + std::to_string(rd) +
-                                     ": must be <= head_dim = " + std::to_string(head_dim));
+    fail(Errc::invalid_argument, "rope: parameter rotary_dim={}: must be <= head_dim = {}", rd, head_dim);
   }
   if (style == "interleaved" && head_dim % 2 != 0) {
-    fail(Errc::invalid_argument, "rope: head_dim = " + std::to_string(head_dim) +
-                                     " is odd; style=interleaved pairs (2i, 2i+1) across the whole row and needs an "
-                                     "even head_dim (style=half takes any)");
+    fail(Errc::invalid_argument,
+         "rope: head_dim = {} is odd; style=interleaved pairs (2i, 2i+1) across the whole row and needs an even "
+         "head_dim (style=half takes any)",
+         head_dim);
   }
   const int64_t max_position = call.params.integer("max_position");
   const TensorView& p = call.tensor("positions");
@@ -53,8 +53,8 @@ void check(const Call& call) {
   const auto* pos = static_cast<const int32_t*>(p.data);
   for (int64_t t = 0; t < p.numel(); ++t) {
     if (pos[t] < 0 || pos[t] >= max_position) {
-      fail(Errc::invalid_argument, "rope: positions[" + std::to_string(t) + "] = " + std::to_string(pos[t]) +
-                                       ": must be in [0, max_position = " + std::to_string(max_position) + ")");
+      fail(Errc::invalid_argument, "rope: positions[{}] = {}: must be in [0, max_position = {})", t, pos[t],
+           max_position);
     }
   }
 }

@@ -25,8 +25,8 @@ void check(const Call& call) {
   // [tokens, 2, ffn] is the row-major [tokens, 2 * ffn] of a fused gate‖up projection,
   // viewed with its halves apart: no split, no copy.
   if (const int64_t halves = call.dim("halves"); halves != 2) {
-    fail(Errc::invalid_argument, "silu_mul: gate_up has halves = " + std::to_string(halves) +
-                                     "; it must be 2 ([tokens, 2, ffn]: the gate, then up)");
+    fail(Errc::invalid_argument,
+         "silu_mul: gate_up has halves = {}; it must be 2 ([tokens, 2, ffn]: the gate, then up)", halves);
   }
 }
 

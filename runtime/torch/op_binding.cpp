@@ -1,7 +1,8 @@
 #include "runtime/torch/op_binding.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -148,12 +149,7 @@ bool dtype_named(const char* name, DLDataType* out) {
 std::string real_text(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  for (int digits = 15; digits <= 17; ++digits) {  // the shortest text that reads back as v
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
+  std::string s = fmt::format("{}", v);  // the shortest text that reads back as v
   // TorchScript reads "10000" as an int: a float default needs a point or an exponent.
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "runtime/error.h"
+#include "runtime/message.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
 #include "tools/gate/shell_word.h"
@@ -25,15 +26,15 @@ bool worse(double now, double before) {
 
 int apply_baseline(std::vector<CaseResult>& results, const std::string& baseline_path) {
   std::ifstream in(baseline_path);
-  if (!in) fail(Errc::invalid_argument, "--baseline " + baseline_path + ": cannot open the file");
+  if (!in) fail(Errc::invalid_argument, "--baseline {}: cannot open the file", baseline_path);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
   } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, "--baseline " + baseline_path + ": not JSON (" + e.what() + ")");
+    fail(Errc::invalid_argument, "--baseline {}: not JSON ({})", baseline_path, e.what());
   }
   if (!j.contains("results") || !j.at("results").is_array()) {
-    fail(Errc::invalid_argument, "--baseline " + baseline_path + ": no \"results\" array; pass a file written by --json");
+    fail(Errc::invalid_argument, "--baseline {}: no \"results\" array; pass a file written by --json", baseline_path);
   }
   std::map<std::string, golden::Metrics> before;
   for (const auto& item : j.at("results")) {
@@ -55,9 +56,7 @@ int apply_baseline(std::vector<CaseResult>& results, const std::string& baseline
           {"nan_inf_mismatches", {double(m.nan_inf_mismatches), double(b.nan_inf_mismatches)}}};
       for (const auto& [name, v] : checks) {
         if (!worse(v.first, v.second)) continue;
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s%s %.3g > baseline %.3g", what.empty() ? "" : "; ", name, v.first, v.second);
-        what += buf;
+        append(what, "{}{} {:.3g} > baseline {:.3g}", what.empty() ? "" : "; ", name, v.first, v.second);
       }
     }
     if (what.empty()) continue;

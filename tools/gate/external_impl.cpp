@@ -45,7 +45,7 @@ void call_external(npukit_external_kernel fn, const std::string& where, const Ca
     const TensorView& v = it->second;
     // bind_call has checked contiguity; the gate's tensors are host memory.
     if (!v.contiguous() || v.memory != TensorView::Memory::host)
-      fail(Errc::unsupported, where + ": external kernels take C-contiguous CPU tensors (" + op.tensors[i].name + ")");
+      fail(Errc::unsupported, "{}: external kernels take C-contiguous CPU tensors ({})", where, op.tensors[i].name);
     shapes[i] = v.shape;
     DLTensor& t = tensors[i];
     t.data = v.data;
@@ -92,14 +92,14 @@ bool valid_target_name(const std::string& s) {
 std::string register_external_kernel(const OpSpec& op, const std::string& impl, std::string target_name) {
   const size_t colon = impl.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == impl.size())
-    fail(Errc::invalid_argument, "--impl " + impl + ": expected PATH.so:SYMBOL");
+    fail(Errc::invalid_argument, "--impl {}: expected PATH.so:SYMBOL", impl);
   const std::string path = impl.substr(0, colon), symbol = impl.substr(colon + 1);
   if (target_name.empty()) target_name = symbol;
   if (!valid_target_name(target_name))
-    fail(Errc::invalid_argument, "--target-name " + target_name + ": must be letters, digits, '_', '-' or '.' (no ':')");
+    fail(Errc::invalid_argument, "--target-name {}: must be letters, digits, '_', '-' or '.' (no ':')", target_name);
   for (const std::string& t : all_targets()) {
     if (t == target_name || t.substr(0, t.find(':')) == target_name)
-      fail(Errc::invalid_argument, "--target-name " + target_name + ": is a built-in target; pick another name");
+      fail(Errc::invalid_argument, "--target-name {}: is a built-in target; pick another name", target_name);
   }
   // A bare file name would make dlopen search the library path instead of loading the file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
@@ -107,11 +107,11 @@ std::string register_external_kernel(const OpSpec& op, const std::string& impl, 
   void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    fail(Errc::invalid_argument, "--impl " + impl + ": cannot load " + path + " (" + (why ? why : "dlopen failed") + ")");
+    fail(Errc::invalid_argument, "--impl {}: cannot load {} ({})", impl, path, (why ? why : "dlopen failed"));
   }
   void* sym = dlsym(lib, symbol.c_str());
   if (sym == nullptr)
-    fail(Errc::invalid_argument, "--impl " + impl + ": " + path + " has no symbol '" + symbol + "' (it must be extern \"C\")");
+    fail(Errc::invalid_argument, "--impl {}: {} has no symbol '{}' (it must be extern \"C\")", impl, path, symbol);
   const auto fn = reinterpret_cast<npukit_external_kernel>(sym);
   const std::string where = "external kernel " + symbol + " (" + path + ")";
   register_kernel(op.name, target_name, [fn, where](const Call& call) { call_external(fn, where, call); }, {});

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
+
+#include "runtime/message.h"
 
 namespace npukit::gate {
 
@@ -78,16 +79,14 @@ std::string counts_text(const CellSummary& c) {
   for (golden::Status st : report_statuses()) {
     auto it = c.counts.find(st);
     if (it == c.counts.end()) continue;
-    s += (s.empty() ? "" : " ") + std::string(golden::status_name(st)) + " " + std::to_string(it->second);
+    append(s, "{}{} {}", s.empty() ? "" : " ", golden::status_name(st), it->second);
   }
   return s;
 }
 
 std::string worst_text(const CellSummary& c) {
   if (!c.has_worst) return "";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%s %.3g/%.2g", c.worst.metric.c_str(), c.worst.value, c.worst.limit);
-  return buf;
+  return fmt::format("{} {:.3g}/{:.2g}", c.worst.metric, c.worst.value, c.worst.limit);
 }
 
 }  // namespace npukit::gate

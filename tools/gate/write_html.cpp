@@ -3,10 +3,9 @@
 // coloured by worst metric ÷ limit, the same per input class, and every case that did not
 // pass with its repro line.
 #include <algorithm>
-#include <cstdio>
 #include <ostream>
 
-#include "runtime/text.h"
+#include "runtime/message.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/summary.h"
 
@@ -21,9 +20,7 @@ std::string colour(const CellSummary& c) {
     case golden::Status::unsupported: return "background:#e4e4e4;color:#555";
     case golden::Status::pass:
       if (c.fraction <= 1) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "background:hsl(%d,65%%,78%%)", static_cast<int>(120 - 70 * c.fraction));
-        return buf;
+        return fmt::format("background:hsl({},65%,78%)", static_cast<int>(120 - 70 * c.fraction));
       }
       [[fallthrough]];
     default: return "background:#f3a0a0";
@@ -36,13 +33,12 @@ void cell(std::ostream& os, const CellSummary* c, const std::string& op, const s
     os << "<td class=\"none\">-</td>";
     return;
   }
-  char fraction[32];
-  std::snprintf(fraction, sizeof fraction, "%.3g", c->fraction);
+  const std::string fraction = c->has_worst ? fmt::format("{:.3g}", c->fraction) : "";
   os << "<td class=\"cell\" style=\"" << colour(*c) << "\" data-op=\"" << xml_escape(op) << "\" data-dtype=\"" << xml_escape(dtype)
      << "\" data-target=\"" << xml_escape(target) << "\"";
   if (!input_class.empty()) os << " data-class=\"" << xml_escape(input_class) << "\"";
-  os << " data-status=\"" << golden::status_name(c->worst_status()) << "\" data-fraction=\""
-     << (c->has_worst ? fraction : "") << "\" title=\"" << xml_escape(c->worst.summary) << "\">" << xml_escape(counts_text(*c));
+  os << " data-status=\"" << golden::status_name(c->worst_status()) << "\" data-fraction=\"" << fraction
+     << "\" title=\"" << xml_escape(c->worst.summary) << "\">" << xml_escape(counts_text(*c));
   const std::string worst = worst_text(*c);
   if (!worst.empty()) os << "<br><small>" << xml_escape(worst) << "</small>";
   os << "</td>";
