@@ -36,7 +36,7 @@ struct SimArgs {
 int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
   int code = 0;
   nlohmann::json ops = nlohmann::json::array();
-  if (a.format == "table") std::cout << "npu-sim " << arch.name << "\n" << sim::format_summary_header();
+  sim::SummaryTable table;
   for (const schedules::npu::NpuSchedule& s : schedules::npu::npu_schedules()) {
     for (const std::string& dtype : s.dtypes) {
       for (const auto& [phase, shape] : {std::pair{"decode", s.decode}, std::pair{"prefill", s.prefill}}) {
@@ -48,7 +48,7 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
           const sim::StagedResult res = simulate_staged_request(r, arch, a.strict);
           code = std::max(code, has_rule_errors(res.total));
           if (a.format == "table") {
-            std::cout << sim::format_summary_row(res);
+            table.add(res);
           } else {
             nlohmann::json j = sim::to_json(res);
             j["phase"] = phase;
@@ -59,7 +59,7 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
         const sim::SimResult res = simulate_request(r, arch, a.strict);
         code = std::max(code, has_rule_errors(res));
         if (a.format == "table") {
-          std::cout << sim::format_summary_row(res);
+          table.add(res);
         } else {
           nlohmann::json j = sim::to_json(res);
           j["phase"] = phase;
@@ -68,6 +68,7 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
       }
     }
   }
+  if (a.format == "table") std::cout << "npu-sim " << arch.name << "\n" << table.str();
   if (a.format == "json") std::cout << nlohmann::json{{"arch", arch.name}, {"ops", ops}}.dump(2) << '\n';
   return code;
 }

@@ -1,6 +1,7 @@
 #include "simulator/report/table.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "runtime/message.h"
 
@@ -95,45 +96,81 @@ std::string format_table(const SimResult& s) {
   return o;
 }
 
-std::string format_summary_header() {
-  return pad("op", 16) + pad("dtype", 8) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " + pad("bound", 10) +
-         pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
-}
-
 namespace {
 
-std::string summary_row(const std::string& name, const std::string& dtype, const std::string& shape, const SimResult& s) {
+// The summary's columns after the first two (op and dtype, or stage and op); numbers right.
+const std::vector<std::string> kSummaryHeads = {"shape",        "cycles",     "time us",   "bound",
+                                                "busiest unit", "DRAM bytes", "violations"};
+const std::vector<bool> kSummaryRight = {false, false, false, true, true, false, false, true, false};
+
+std::vector<std::string> summary_cells(const std::string& first, const std::string& second, const std::string& shape,
+                                       const SimResult& s) {
   const CostReport& c = s.cost;
   const Pipe b = c.busiest();
   const int64_t errors = count_errors(s.violations);
   const int64_t warnings = static_cast<int64_t>(s.violations.size()) - errors;
-  return pad(name, 16) + pad(dtype, 8) + pad(shape, 28) + rpad(grouped(c.total_cycles), 14) +
-         rpad(fixed(c.time_us, 3), 12) + "  " + pad(to_string(c.bound), 10) +
-         pad(std::string(to_string(b)) + " " + pct(c.util(b)), 20) + rpad(grouped(s.analysis.dram_bytes()), 14) + "  " +
-         fmt::format("{} E, {} W\n", errors, warnings);
+  return {first,
+          second,
+          shape,
+          grouped(c.total_cycles),
+          fixed(c.time_us, 3),
+          to_string(c.bound),
+          fmt::format("{} {}", to_string(b), pct(c.util(b))),
+          grouped(s.analysis.dram_bytes()),
+          fmt::format("{} E, {} W", errors, warnings)};
+}
+
+// Columns as wide as their widest cell, two spaces apart: a long shape (attention's five
+// dims) pushes its column out instead of the columns after it.
+std::string render(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string o;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i) line += "  ";
+      const bool last = i + 1 == row.size();
+      const std::string fill(width[i] - row[i].size(), ' ');
+      line += right[i] ? fill + row[i] : last ? row[i] : row[i] + fill;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    o += line + "\n";
+  }
+  return o;
+}
+
+std::vector<std::string> heads(const char* first, const char* second) {
+  std::vector<std::string> h = {first, second};
+  h.insert(h.end(), kSummaryHeads.begin(), kSummaryHeads.end());
+  return h;
 }
 
 }  // namespace
 
-std::string format_summary_row(const SimResult& s) {
-  return summary_row(s.analysis.op, to_string(s.analysis.dtype), format_shape(s.analysis), s);
+SummaryTable::SummaryTable() { rows_.push_back(heads("op", "dtype")); }
+
+void SummaryTable::add(const SimResult& s) {
+  rows_.push_back(summary_cells(s.analysis.op, to_string(s.analysis.dtype), format_shape(s.analysis), s));
 }
 
-std::string format_summary_row(const StagedResult& r) {
-  return summary_row(r.op, r.dtype, format_shape(r.total.analysis), r.total);
+void SummaryTable::add(const StagedResult& r) {
+  rows_.push_back(summary_cells(r.op, r.dtype, format_shape(r.total.analysis), r.total));
 }
+
+std::string SummaryTable::str() const { return render(rows_, kSummaryRight); }
 
 std::string format_stages(const StagedResult& r) {
   std::string o;
   const SimResult& t = r.total;
   append(o, "op          {} {} {} on {}, {} stages in sequence, each its own NPU schedule\n\n", r.op, r.dtype,
          format_shape(t.analysis), t.arch.name, r.stages.size());
-  o += pad("stage", 20) + pad("op", 16) + pad("shape", 28) + rpad("cycles", 14) + rpad("time us", 12) + "  " +
-       pad("bound", 10) + pad("busiest unit", 20) + rpad("DRAM bytes", 14) + "  violations\n";
-  // summary_row's first two columns (op 16, dtype 8) give way to the stage's label and op.
+  std::vector<std::vector<std::string>> rows = {heads("stage", "op")};
   for (const StageSimulation& s : r.stages)
-    o += pad(s.label, 20) + pad(s.op, 16) + summary_row("", "", format_shape(s.result.analysis), s.result).substr(16 + 8);
-  o += pad("total", 20) + pad("", 16) + summary_row("", "", "", t).substr(16 + 8) + "\n";
+    rows.push_back(summary_cells(s.label, s.op, format_shape(s.result.analysis), s.result));
+  rows.push_back(summary_cells("total", "", "", t));
+  o += render(rows, kSummaryRight) + "\n";
   o += "intermediates (DRAM tensors between stages; written + read back):\n";
   for (const IntermediateTraffic& m : r.intermediates) {
     std::string consumers;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "simulator/simulate.h"
 #include "simulator/staged_result.h"
@@ -20,12 +21,20 @@ inline std::string format_shape(const OpAnalysis& analysis) { return format_shap
 // and utilization, DRAM bytes, MACs, roofline figures, notes, violations with their fixes.
 std::string format_table(const SimResult& result);
 
-// The multi-op table: a header line, then one line per op (op, shape, cycles, time,
-// bound, the busiest unit and its utilization, errors / warnings).
-std::string format_summary_header();
-std::string format_summary_row(const SimResult& result);
-// A composite's total row (its dtype as the schedule names it).
-std::string format_summary_row(const StagedResult& result);
+// The multi-op table: a header line, then one line per op (op, dtype, shape, cycles,
+// time, bound, the busiest unit and its utilization, DRAM bytes, errors / warnings), each
+// column as wide as its widest cell.
+class SummaryTable {
+ public:
+  SummaryTable();
+  void add(const SimResult& result);
+  // A composite's total row (its dtype as the schedule names it).
+  void add(const StagedResult& result);
+  std::string str() const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;  // the header first
+};
 // A composite schedule's report: one row per stage and the total, the intermediates'
 // DRAM traffic and which would fit on chip, what a fusion would save, the violations.
 std::string format_stages(const StagedResult& result);
