@@ -84,6 +84,13 @@ def main():
         checks.append(("a path with a space: the repro line is quoted and reruns the case",
                        p.returncode == 1 and q is not None and q.returncode == 1 and "1 cases: FAIL 1" in q.stdout))
 
+        crashing = subprocess.run([npukit, "gate", "--op", "rms_norm", "--impl", f"{lib}:rms_norm_correct"],
+                                  capture_output=True, text=True, env={**os.environ, "NPUKIT_TEST_CRASH_ON_LOAD": "1"})
+        checks.append(("a library that crashes while loading: exit 3, one line naming it and the signal, nothing gated",
+                       crashing.returncode == 3 and len(crashing.stderr.splitlines()) == 1
+                       and "ended its process by signal 11" in crashing.stderr and lib in crashing.stderr
+                       and "cases:" not in crashing.stdout))
+
         checks.append(("--impl without ':SYMBOL': one line, exit 2", one_line_error(gate("--impl", lib), "--impl", "PATH.so:SYMBOL")))
         checks.append(("--impl of a missing file: one line, exit 2",
                        one_line_error(gate("--impl", "/nonexistent/k.so:f"), "/nonexistent/k.so", "cannot load")))

@@ -80,7 +80,13 @@ int run_gate(const GateArgs& a) {
   if (!a.impl.empty()) {
     if (options.ops.size() != 1)
       fail(Errc::invalid_argument, "--impl {}: needs exactly one --op (the op whose signature the kernel has)", a.impl);
-    const std::string name = gate::register_external_kernel(find_op(options.ops.front()), a.impl, a.target_name);
+    std::string name;
+    try {
+      name = gate::register_external_kernel(find_op(options.ops.front()), a.impl, a.target_name);
+    } catch (const gate::ExternalLoadCrash& e) {
+      std::cerr << "npukit: " << e.what() << '\n';
+      return 3;  // as a kernel that crashes (docs/gating.md, exit codes)
+    }
     options.targets.push_back(name);  // without --target, the external kernel alone
     options.target_flags[name] = "--impl " + gate::shell_word(a.impl) + " --target-name " + name;
   } else if (!a.target_name.empty()) {

@@ -1,16 +1,20 @@
 #include "tools/gate/external_impl.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "npukit/external_kernel.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
-#include "runtime/text.h"
+#include "runtime/message.h"
 
 namespace npukit::gate {
 namespace {
@@ -81,6 +85,22 @@ void call_external(npukit_external_kernel fn, const std::string& where, const Ca
   fail(status == NPUKIT_UNSUPPORTED ? Errc::unsupported : Errc::kernel_failed, what);
 }
 
+// Loads `file` in a child process, which exits at once: a library whose constructors
+// crash ends that child, not the gate. "" when it loaded (or failed to, which the parent's
+// own dlopen then reports), else how the child ended.
+std::string load_crash(const std::string& file) {
+  const pid_t pid = fork();
+  if (pid < 0) return "";  // no child: the parent's dlopen is all there is
+  if (pid == 0) _exit(dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL) ? 0 : 1);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return "";
+  }
+  if (WIFSIGNALED(status)) return fmt::format("signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 1) return fmt::format("exit status {}", WEXITSTATUS(status));
+  return "";
+}
+
 bool valid_target_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '_' || c == '-' || c == '.';
@@ -103,6 +123,8 @@ std::string register_external_kernel(const OpSpec& op, const std::string& impl, 
   }
   // A bare file name would make dlopen search the library path instead of loading the file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  if (const std::string how = load_crash(file); !how.empty())
+    throw ExternalLoadCrash(message("--impl {}: loading {} ended its process by {}; nothing was gated", impl, path, how));
   // Never closed: the kernel stays registered for the life of the process.
   void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {

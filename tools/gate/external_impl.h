@@ -4,15 +4,24 @@
 // buffers through bind_call, in a child process).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include "runtime/op_spec.h"
 
 namespace npukit::gate {
 
+// A library whose loading (its constructors, its dependencies') crashed a child process:
+// the gate's exit 3, as for a kernel that crashes, and nothing gated.
+struct ExternalLoadCrash : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Loads `impl` ("PATH.so:SYMBOL") and registers it as the kernel of `op` on target
 // `target_name` (empty: SYMBOL). Returns the target name. A bad argument is an
-// Errc::invalid_argument naming it, its value and the rule.
+// Errc::invalid_argument naming it, its value and the rule. The library is loaded in a
+// child process first: one that crashes while loading throws ExternalLoadCrash instead of
+// ending the gate.
 std::string register_external_kernel(const OpSpec& op, const std::string& impl, std::string target_name);
 
 // The external kernel's argument list for `op`, derived from its registry entry: one line
