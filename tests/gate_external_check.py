@@ -3,10 +3,13 @@ its own are. The library is tests/external_rms_norm.c: a correct kernel PASSes i
 input class and the reports name it as its target; one off by one fp32 ulp FAILs (exit 1)
 against the correct kernel's --json baseline, with a repro line that reproduces it; one
 writing past its output is caught by the guards (exit 3); one that crashes is CRASH (exit 3)
-while the report goes on; one that leaves its output untouched never PASSes. Bad --impl
-arguments are one-line errors, exit 2.
+while the report goes on; one that leaves its output untouched never PASSes; a library
+that crashes while loading is one line and exit 3. tests/external_per_token_quant.c: a
+correct int8 quantizer PASSes and one off by one LSB in one element FAILs (exit 1). Bad
+--impl arguments are one-line errors, exit 2.
 
 Usage: /usr/bin/python3 gate_external_check.py PATH/TO/npukit PATH/TO/libexternal_rms_norm.so
+       PATH/TO/libexternal_per_token_quant.so
 """
 import json
 import os
@@ -21,7 +24,7 @@ from named_checks import report as report_checks
 
 
 def main():
-    npukit, lib = sys.argv[1], sys.argv[2]
+    npukit, lib, int8_lib = sys.argv[1], sys.argv[2], sys.argv[3]
     checks = []
 
     def gate(*args):
@@ -83,6 +86,20 @@ def main():
         q = subprocess.run([npukit, *shlex.split(repro[0])[1:]], capture_output=True, text=True) if repro else None
         checks.append(("a path with a space: the repro line is quoted and reruns the case",
                        p.returncode == 1 and q is not None and q.returncode == 1 and "1 cases: FAIL 1" in q.stdout))
+
+        # An int8 output, bit-exact by contract: one LSB anywhere is a FAIL.
+        def gate_quant(symbol):
+            p = subprocess.run([npukit, "gate", "--op", "per_token_quant", "--dtype", "float32", "--impl",
+                                f"{int8_lib}:{symbol}"], capture_output=True, text=True)
+            print("$ npukit gate --op per_token_quant --impl", symbol, "->", p.returncode, "\n", p.stdout[-1500:], p.stderr[-500:])
+            return p
+        p = gate_quant("per_token_quant_correct")
+        checks.append(("int8 correct: exit 0, every case PASS",
+                       p.returncode == 0 and re.search(r"^\d+ cases: PASS \d+$", p.stdout.splitlines()[-1] if p.stdout else "")))
+        p = gate_quant("per_token_quant_one_lsb")
+        checks.append(("int8 one LSB off: exit 1, FAIL on q with its lsb metric and a repro line",
+                       p.returncode == 1 and re.search(r"FAIL .*per_token_quant", p.stdout) is not None
+                       and "lsb 1" in p.stdout and "--impl " + int8_lib in p.stdout))
 
         crashing = subprocess.run([npukit, "gate", "--op", "rms_norm", "--impl", f"{lib}:rms_norm_correct"],
                                   capture_output=True, text=True, env={**os.environ, "NPUKIT_TEST_CRASH_ON_LOAD": "1"})
