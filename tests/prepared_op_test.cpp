@@ -159,7 +159,15 @@ TEST(PreparedOp, NullsAndCountsAreRefused) {
   EXPECT_STREQ(npukit_last_error(), "rms_norm: missing input tensor 'x'");
 }
 
+// The registry's op names through the C ABI, as its "known:" lists print them.
+std::string known_ops() {
+  std::string s;
+  for (size_t i = 0; i < npukit_op_count(); ++i) s += (i ? ", " : "") + std::string(npukit_op_name(i));
+  return s;
+}
+
 TEST(PreparedOp, CreateRefusesBadOpsTargetsAndParameters) {
+  const std::string unknown = "unknown op 'softmax' (known: " + known_ops() + ")";
   struct Case {
     const char* op;
     const char* target;
@@ -174,7 +182,7 @@ TEST(PreparedOp, CreateRefusesBadOpsTargetsAndParameters) {
       {"rms_norm", "cpu", {{"eps", "0"}, {"eps", "1"}}, "parameter eps given twice"},
       {"rms_norm", "cpu", {{"eps", nullptr}}, "params[0] has a NULL name or value"},
       {"int8_gemm", "cpu", {{"out", "int4"}}, "int8_gemm: parameter out=int4: must be one of int32, float32, float16, int8"},
-      {"softmax", "cpu", {}, "unknown op 'softmax' (known: rms_norm, rope, int8_gemm, attention, qkv_attention, per_token_quant, silu_mul, add_rms_norm)"},
+      {"softmax", "cpu", {}, unknown.c_str()},
       {nullptr, "cpu", {}, "op is NULL"},
       {"rms_norm", "tpu", {}, "rms_norm: no kernel for target 'tpu' (it has: cpu, gpu-cuda, gpu-opencl)"},
       {"rms_norm", "gpu-opencl:fast", {}, "target gpu-opencl:fast: only the cpu target takes a tier"},
