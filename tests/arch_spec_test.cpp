@@ -379,6 +379,26 @@ TEST(ResolveArch, ByNameByPathAndUnknown) {
             "/nonexistent/arch.yaml: cannot open (No such file or directory)");
 }
 
+// The 1 MiB bound on a spec is the default of NPUKIT_MAX_SPEC_BYTES: lower it and a preset
+// is refused, by its size and through a pipe alike; a malformed value is refused by name.
+TEST(ResolveArch, SpecSizeLimitComesFromTheEnvironment) {
+  const std::string preset_path = std::string(NPUKIT_ARCH_PRESET_DIR) + "/edge-6tops.yaml";
+  const auto size = std::filesystem::file_size(preset_path);
+  setenv("NPUKIT_MAX_SPEC_BYTES", std::to_string(size - 1).c_str(), 1);
+  EXPECT_EQ(resolve_error(preset_path), preset_path + ": " + std::to_string(size) + " bytes; an architecture spec may have up to " +
+                                            std::to_string(size - 1) + " B (NPUKIT_MAX_SPEC_BYTES)");
+  // A device has no size to check first: the bound stops the read.
+  setenv("NPUKIT_MAX_SPEC_BYTES", "4096", 1);
+  EXPECT_EQ(resolve_error("/dev/zero"), "/dev/zero: longer than the limit; an architecture spec may have up to 4 KiB "
+                                        "(NPUKIT_MAX_SPEC_BYTES)");
+  setenv("NPUKIT_MAX_SPEC_BYTES", std::to_string(size).c_str(), 1);
+  EXPECT_EQ(load_arch_spec(preset_path).name, "edge-6tops");  // at the limit: read
+  setenv("NPUKIT_MAX_SPEC_BYTES", "1M", 1);
+  EXPECT_EQ(resolve_error(preset_path), "NPUKIT_MAX_SPEC_BYTES: '1M' is not a positive number of bytes");
+  unsetenv("NPUKIT_MAX_SPEC_BYTES");
+  EXPECT_EQ(load_arch_spec(preset_path).name, "edge-6tops");
+}
+
 }  // namespace
 
 namespace {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "runtime/byte_limit.h"
 #include "runtime/message.h"
 
 namespace npukit::npy {
@@ -297,18 +298,7 @@ NpyArray parse(const std::vector<uint8_t>& file_bytes, const std::string& what) 
   return out;
 }
 
-uint64_t max_file_bytes() {
-  constexpr uint64_t kDefault = uint64_t(4) << 30;
-  const char* env = std::getenv("NPUKIT_MAX_NPY_BYTES");
-  if (env == nullptr || *env == '\0') return kDefault;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(env, &end, 10);
-  if (*end != '\0' || errno == ERANGE || v == 0 || env[0] == '-') {
-    fail("NPUKIT_MAX_NPY_BYTES", fmt::format("'{}' is not a positive number of bytes", env));
-  }
-  return v;
-}
+uint64_t max_file_bytes() { return byte_limit("NPUKIT_MAX_NPY_BYTES", uint64_t(4) << 30); }
 
 NpyArray read(const std::string& path) {
   errno = 0;

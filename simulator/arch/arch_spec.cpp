@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "runtime/byte_limit.h"
 #include "runtime/closest_name.h"
 #include "runtime/message.h"
 #include "simulator/arch/dtype_bytes.h"
@@ -593,21 +595,24 @@ ArchSpec parse_arch_spec(const std::string& yaml_text, const std::string& origin
 ArchSpec load_arch_spec(const std::string& path) {
   // Bounded and a regular file: a spec is a few KiB, and a directory opens "fine" and reads
   // as an empty document.
-  constexpr std::uintmax_t kMaxSpecBytes = 1 << 20;
+  const uint64_t limit = byte_limit("NPUKIT_MAX_SPEC_BYTES", uint64_t(1) << 20);
+  const std::string rule = fmt::format("an architecture spec may have up to {} (NPUKIT_MAX_SPEC_BYTES)",
+                                       format_bytes(static_cast<int64_t>(std::min<uint64_t>(limit, INT64_MAX))));
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw std::runtime_error(message("{}: is a directory; an architecture is a preset name or a YAML file", path));
   }
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxSpecBytes) {
-    throw std::runtime_error(message("{}: {} bytes; an architecture spec may have up to 1 MiB", path, size));
-  }
+  if (!ec && size > limit) throw std::runtime_error(message("{}: {} bytes; {}", path, size, rule));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(message("{}: cannot open ({})", path, std::strerror(errno)));
-  std::string text(kMaxSpecBytes + 1, '\0');  // a pipe or device has no size to check first
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxSpecBytes) throw std::runtime_error(message("{}: longer than 1 MiB, the limit for an architecture spec", path));
+  // A pipe or a device has no size to check first: read in chunks, at most the limit.
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) throw std::runtime_error(message("{}: longer than the limit; {}", path, rule));
+  }
   return parse_arch_spec(text, path);
 }
 
