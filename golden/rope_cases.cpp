@@ -289,7 +289,12 @@ void shape_cases(Builder& b) {
         {4097, 1, 2, 2, kInterleaved},
         {4097, 3, 6, 6, kHalf},
         {4097, 1, 64, 64, kHalf},
-        {4097, 3, 64, 48, kInterleaved}}) {
+        {4097, 3, 64, 48, kInterleaved},
+        // Interleaved rows that are not a whole number of the CPU schedule's two-vector
+        // blocks (8, 16 or 32 lanes by tier): the last block is shifted back over the one
+        // before, and the rows too short for a block take the one-vector path.
+        {3, 2, 24, 24, kInterleaved},
+        {3, 2, 40, 36, kInterleaved}}) {
     b.add(tokens, heads, head_dim, rotary_dim, style);
     // Prefill-like chunks in order for the longer ones, scattered decodes for the rest.
     if (tokens >= 64) {

@@ -32,8 +32,8 @@ Rope apply_rope(Func x, const RopeAngles& angles, RopeStyle style, Expr rotary_d
   if (style == RopeStyle::interleaved) {
     // Pair i is (2i, 2i + 1); rot(j, i) is its element j. Laid out with j innermost, rot is
     // indexed exactly like d, and x is read only at 2i and 2i + 1: inside the row for an
-    // even head_dim, with no clamp. The schedule unrolls the parity, so loads and stores
-    // are dense vectors with shuffles.
+    // even head_dim, with no clamp. Vectorized over d, the loads are stride-2 (dense loads
+    // and shuffles) and the store dense (schedules/cpu/rope.cpp).
     Var j("j"), i("i");
     Func rot("rope_pairs");
     Expr a = x(2 * i, h, t), b = x(2 * i + 1, h, t);
