@@ -1,7 +1,8 @@
 // How the kit formats text, through fmt: a message (an error, a warning, an echo of input)
 // is one line by message()'s rule; a report (a table, an SVG, a plan) is built by append().
-// runtime/error.h's fail() formats through message(), so no message can carry a newline, a
-// control byte or a megabyte of someone's input, whoever composed it.
+// runtime/error.h's Error applies the same one_line rule to whatever text it is given (and
+// fail() formats with fmt), so no error can carry a newline, a control byte or a megabyte of
+// someone's input, whoever composed it.
 #pragma once
 
 #include <fmt/format.h>
