@@ -7,6 +7,8 @@
 #include <set>
 #include <stdexcept>
 
+#include <fmt/ostream.h>
+
 #include "simulator/analysis/iteration_key.h"
 #include "simulator/analysis/nest_env.h"
 
@@ -310,11 +312,7 @@ class NestWalker {
   // `what` and `name` say what `e` is (built into a message only when it fails).
   int64_t eval(const Expr& e, const char* what, const std::string& name) const {
     auto v = env_.eval(e);
-    if (!v) fail(std::string("cannot evaluate ") + what + name + " = " + [&] {
-      std::ostringstream s;
-      s << e;
-      return s.str();
-    }());
+    if (!v) fail(fmt::format("cannot evaluate {}{} = {}", what, name, fmt::streamed(e)));
     return *v;
   }
 

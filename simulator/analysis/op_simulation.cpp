@@ -5,11 +5,13 @@
 #include <climits>
 #include <cmath>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
+
+#include <fmt/ostream.h>
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/message.h"
 #include "runtime/registry.h"
 #include "simulator/analysis/lowered_nest.h"
 
@@ -35,18 +37,18 @@ std::string names_of(const std::vector<T>& v, F name) {
 // the vector width, the matrix unit's kind, dtypes and shape): variants built for two
 // specs that agree on these are the same code.
 std::string arch_key(const ArchSpec& a) {
-  std::ostringstream k;
+  std::string k;
   const BufferRoles& r = a.roles;
-  k << r.matrix_a << ',' << r.matrix_b << ',' << r.matrix_acc << ',' << r.vector << ',' << a.vector.bytes_per_cycle;
+  append(k, "{},{},{},{},{}", r.matrix_a, r.matrix_b, r.matrix_acc, r.vector, a.vector.bytes_per_cycle);
   for (const Buffer& b : a.buffers) {
-    k << '|' << b.name << ':' << b.alignment;
-    for (Unit u : b.readers) k << ',' << to_string(u);
+    append(k, "|{}:{}", b.name, b.alignment);
+    for (Unit u : b.readers) append(k, ",{}", to_string(u));
   }
-  k << '|' << to_string(a.matrix.kind) << ':' << a.matrix.rows << 'x' << a.matrix.cols << ':' << to_string(a.matrix.dataflow)
-    << ':' << to_string(a.matrix.layout);
-  for (Dtype d : a.matrix.dtypes) k << ',' << to_string(d);
-  for (const auto& [d, s] : a.matrix.shapes) k << ',' << s.m0 << 'x' << s.k0 << 'x' << s.n0;
-  return k.str();
+  append(k, "|{}:{}x{}:{}:{}", to_string(a.matrix.kind), a.matrix.rows, a.matrix.cols, to_string(a.matrix.dataflow),
+         to_string(a.matrix.layout));
+  for (Dtype d : a.matrix.dtypes) append(k, ",{}", to_string(d));
+  for (const auto& [d, s] : a.matrix.shapes) append(k, ",{}x{}x{}", s.m0, s.k0, s.n0);
+  return k;
 }
 
 Halide::Target analysis_target() {
@@ -303,9 +305,7 @@ std::string lowered_nest_text(const SimRequest& request, const ArchSpec& arch) {
   // reads when the analysis cannot read it.
   for (const auto& [key, value] : r.knobs) check_knob(*r.schedule, key, value);
   check_tile_count(*r.schedule, r.shape, r.knobs);
-  std::ostringstream s;
-  s << compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(r.knobs))->nest;
-  return s.str();
+  return fmt::format("{}", fmt::streamed(compiled_npu_op(*r.schedule, r.variant, arch, schedules::npu::fixed_knobs(r.knobs))->nest));
 }
 
 }  // namespace npukit::sim

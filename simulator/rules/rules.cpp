@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
-#include <sstream>
 
+#include "runtime/message.h"
 #include "simulator/arch/dtype_bytes.h"
 #include "simulator/cost/transfer_model.h"
 #include "simulator/rules/footprint.h"
@@ -20,10 +19,7 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 // "25%", "87.5%": one decimal only when it says something.
 std::string percent(double share) {
   const double p = share * 100.0;
-  char buf[32];
-  if (std::fabs(p - std::round(p)) < 0.05) std::snprintf(buf, sizeof buf, "%.0f%%", p);
-  else std::snprintf(buf, sizeof buf, "%.1f%%", p);
-  return buf;
+  return std::fabs(p - std::round(p)) < 0.05 ? fmt::format("{:.0f}%", p) : fmt::format("{:.1f}%", p);
 }
 
 std::string join(const std::vector<std::string>& items, const char* sep) {

@@ -1,8 +1,9 @@
 #include "tools/decode/memory_plan.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace npukit::decode {
 
@@ -18,14 +19,9 @@ int64_t checked_add(int64_t a, int64_t b, const std::string& what) {
 }
 
 std::string format_bytes(int64_t b) {
-  char buf[64];
-  if (b >= 1000000000)
-    std::snprintf(buf, sizeof buf, "%.2f GB", static_cast<double>(b) / 1e9);
-  else if (b >= 1000000)
-    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(b) / 1e6);
-  else
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
-  return buf;
+  if (b >= 1000000000) return fmt::format("{:.2f} GB", static_cast<double>(b) / 1e9);
+  if (b >= 1000000) return fmt::format("{:.1f} MB", static_cast<double>(b) / 1e6);
+  return fmt::format("{} B", b);
 }
 
 namespace {

@@ -1,17 +1,12 @@
 #include "tools/decode/report.h"
 
-#include <cstdio>
-#include <sstream>
+#include "runtime/message.h"
 
 namespace npukit::decode {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
 std::string pad(std::string s, size_t w) {
   if (s.size() < w) s.append(w - s.size(), ' ');
@@ -20,19 +15,18 @@ std::string pad(std::string s, size_t w) {
 
 std::string percent(double share) { return fixed(100 * share, 1) + "%"; }
 
-void pass_table(std::ostringstream& out, const PassResult& pass) {
-  out << "  " << pad("op", 32) << pad("schedule", 20) << pad("shape", 40) << pad("runs", 6) << pad("time us", 13)
-      << pad("share", 8) << pad("bound", 10) << pad("unit", 5) << "DRAM bytes\n";
+void pass_table(std::string& out, const PassResult& pass) {
+  append(out, "  {:<32}{:<20}{:<40}{:<6}{:<13}{:<8}{:<10}{:<5}DRAM bytes\n", "op", "schedule", "shape", "runs", "time us",
+         "share", "bound", "unit");
   for (const OpRow& r : pass.rows) {
-    out << "  " << pad(r.label, 32) << pad(r.op, 20) << pad(r.shape, 40) << pad(std::to_string(r.runs), 6)
-        << pad(fixed(r.time_us, 1), 13) << pad(percent(r.share), 8) << pad(r.bound, 10) << pad(r.unit, 5)
-        << r.dram_bytes << "\n";
+    append(out, "  {}{}{}{}{}{}{}{}{}\n", pad(r.label, 32), pad(r.op, 20), pad(r.shape, 40), pad(std::to_string(r.runs), 6),
+           pad(fixed(r.time_us, 1), 13), pad(percent(r.share), 8), pad(r.bound, 10), pad(r.unit, 5), r.dram_bytes);
     if (!r.fallback_reason.empty())
-      out << "    falls back: " << r.fallback_reason << " (hand-over " << fixed(r.transfer_us, 1) << " us)\n";
-    if (!r.note.empty()) out << "    " << r.note << "\n";
+      append(out, "    falls back: {} (hand-over {} us)\n", r.fallback_reason, fixed(r.transfer_us, 1));
+    if (!r.note.empty()) append(out, "    {}\n", r.note);
   }
-  out << "  fallback: " << percent(pass.fallback_time_share()) << " of the time, " << percent(pass.fallback_byte_share())
-      << " of the bytes\n";
+  append(out, "  fallback: {} of the time, {} of the bytes\n", percent(pass.fallback_time_share()),
+         percent(pass.fallback_byte_share()));
 }
 
 nlohmann::json pass_json(const PassResult& pass) {
@@ -61,33 +55,31 @@ nlohmann::json fallback_json(const PassResult& pass) {
 
 std::string format_plan(const Plan& p) {
   const MemoryRequest& m = p.request.memory;
-  std::ostringstream out;
-  out << "decode plan  " << p.model << " on " << p.arch << " (fallback " << p.fallback_arch << "): weights "
-      << to_string(m.weights) << ", kv " << to_string(m.kv) << ", context " << m.context << ", batch " << m.batch
-      << ", prompt " << m.prompt << "\n";
-  out << "tokens/s     " << fixed(p.tokens_per_s, 2) << "  (one decode step " << fixed(p.token_time_us, 1) << " us for "
-      << m.batch << (m.batch == 1 ? " token" : " tokens") << "; " << format_bytes(p.decode.dram_bytes) << " of DRAM traffic)\n";
+  std::string out;
+  append(out, "decode plan  {} on {} (fallback {}): weights {}, kv {}, context {}, batch {}, prompt {}\n", p.model, p.arch,
+         p.fallback_arch, to_string(m.weights), to_string(m.kv), m.context, m.batch, m.prompt);
+  append(out, "tokens/s     {}  (one decode step {} us for {}{}; {} of DRAM traffic)\n", fixed(p.tokens_per_s, 2),
+         fixed(p.token_time_us, 1), m.batch, m.batch == 1 ? " token" : " tokens", format_bytes(p.decode.dram_bytes));
   if (m.prompt > 0)
-    out << "prefill      " << fixed(p.prefill_time_us, 1) << " us for " << m.prompt
-        << " prompt tokens (time to first token)\n";
-  out << "\ndecode step (per op, all layers):\n";
+    append(out, "prefill      {} us for {} prompt tokens (time to first token)\n", fixed(p.prefill_time_us, 1), m.prompt);
+  out += "\ndecode step (per op, all layers):\n";
   pass_table(out, p.decode);
   if (m.prompt > 0) {
-    out << "\nprefill (per op, all layers):\n";
+    out += "\nprefill (per op, all layers):\n";
     pass_table(out, p.prefill);
   }
   const MemoryPlan& mem = p.memory;
-  out << "\nmemory";
-  for (const MemoryPart& part : mem.parts) out << "  " << part.name << " " << format_bytes(part.bytes);
-  out << "  = " << format_bytes(mem.total) << " of "
-      << (mem.capacity > 0 ? format_bytes(mem.capacity) : std::string("? (the arch spec gives no dram.bytes)")) << "\n";
-  out << "kv pool      " << mem.kv_blocks << " blocks of " << m.block << " positions (" << format_bytes(mem.kv_block_bytes)
-      << " each, " << mem.kv_bytes_per_token << " B per position)\n";
+  out += "\nmemory";
+  for (const MemoryPart& part : mem.parts) append(out, "  {} {}", part.name, format_bytes(part.bytes));
+  append(out, "  = {} of {}\n", format_bytes(mem.total),
+         mem.capacity > 0 ? format_bytes(mem.capacity) : std::string("? (the arch spec gives no dram.bytes)"));
+  append(out, "kv pool      {} blocks of {} positions ({} each, {} B per position)\n", mem.kv_blocks, m.block,
+         format_bytes(mem.kv_block_bytes), mem.kv_bytes_per_token);
   if (mem.capacity > 0)
-    out << "fits         largest context at batch " << m.batch << ": " << mem.max_context << "; largest batch at context "
-        << m.context << ": " << mem.max_batch << "\n";
-  for (const std::string& n : p.notes) out << "note         " << n << "\n";
-  return out.str();
+    append(out, "fits         largest context at batch {}: {}; largest batch at context {}: {}\n", m.batch,
+           mem.max_context, m.context, mem.max_batch);
+  for (const std::string& n : p.notes) append(out, "note         {}\n", n);
+  return out;
 }
 
 nlohmann::json plan_json(const Plan& p) {
