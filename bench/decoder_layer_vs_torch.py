@@ -25,7 +25,7 @@ torch.set_num_threads for torch, the same number.
 Outside kernels: a torch.profiler run of the same steps sums the time inside each
 torch.ops.npukit call (the extension's kernel as the dispatcher records it: its prepared-op
 lookup or create, output allocation and the npukit kernels) and inside torch's own ops
-(the scale folding's aten::mul); the rest of the step is Python and torch.ops' argument
+(none in the layer's step since int8_gemm takes per-row scales); the rest of the step is Python and torch.ops' argument
 matching. The share is that rest over the profiled step time.
 
 Last: qkv_attention_ per call at a new pos (a prepared op made; for int8 weights one that shares

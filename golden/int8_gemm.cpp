@@ -146,7 +146,7 @@ std::vector<int64_t> int8_gemm_acc(const int8_t* a, const int8_t* w, int64_t M, 
 
 std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const float* w_scale,
                                         const float* bias, int64_t M, int64_t N, int64_t K,
-                                        const Int8GemmParams& p) {
+                                        const Int8GemmParams& p, const float* a_scales) {
   check_zero_point("a_zero_point", p.a_zero_point);
   check_scale("a_scale", p.a_scale);
   if (K > k_limit(p.a_zero_point)) {
@@ -159,6 +159,9 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
   }
   if (bias != nullptr && !float_out) {
     fail(fmt::format("bias is only for float outputs, not out={}", int8_gemm_out_name(p.out)));
+  }
+  if (a_scales != nullptr && !float_out) {
+    fail(fmt::format("a_scales is only for float outputs, not out={}", int8_gemm_out_name(p.out)));
   }
   if (p.out == Int8GemmOut::int8) {
     check_scale("out_scale", p.out_scale);
@@ -177,7 +180,8 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
       for (int64_t n = 0; n < N; ++n) {
         const double s = p.a_scale * static_cast<double>(w_scale[n]);
         for (int64_t m = 0; m < M; ++m) {
-          double v = static_cast<double>(acc[at(m, n)]) * s;
+          const double row = a_scales != nullptr ? static_cast<double>(a_scales[m]) : 1.0;
+          double v = static_cast<double>(acc[at(m, n)]) * (row * s);
           if (bias != nullptr) v += static_cast<double>(bias[n]);
           y[at(m, n)] = v;
         }
@@ -247,12 +251,14 @@ std::vector<double> int8_gemm_reference(const Case& c) {
   const int64_t M = c.dims.at("M"), N = c.dims.at("N"), K = c.dims.at("K");
   const Int8GemmParams p = int8_gemm_params(c);
   const std::vector<int8_t> a = int8_values(c, "a", M * K), w = int8_values(c, "w", N * K);
-  std::vector<float> w_scale, bias;
+  std::vector<float> w_scale, bias, a_scales;
   if (c.inputs.count("w_scale")) w_scale = float_values(c, "w_scale", N);
   if (c.inputs.count("bias")) bias = float_values(c, "bias", N);
+  if (c.inputs.count("a_scales")) a_scales = float_values(c, "a_scales", M);
   return int8_gemm_reference(a.data(), w.data(),
                              c.inputs.count("w_scale") ? w_scale.data() : nullptr,
-                             c.inputs.count("bias") ? bias.data() : nullptr, M, N, K, p);
+                             c.inputs.count("bias") ? bias.data() : nullptr, M, N, K, p,
+                             c.inputs.count("a_scales") ? a_scales.data() : nullptr);
 }
 
 }  // namespace npukit::golden

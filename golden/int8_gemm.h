@@ -43,13 +43,14 @@ std::vector<int64_t> int8_gemm_acc(const int8_t* a, const int8_t* w, int64_t M, 
 
 // Expected y[M, N] in double, row-major, before rounding to the output dtype:
 //   int32:   acc;
-//   float32, float16: acc · (a_scale · w_scale[n]) + bias[n], in double, evaluated in that
-//            order (a_scale·w_scale[n] is exact in double for float-valued scales; the
-//            product and the sum round once each). The kernel evaluates the same expression
+//   float32, float16: acc · (a_scales[m] · a_scale · w_scale[n]) + bias[n], in double,
+//            evaluated in that order (a_scales[m] = 1 without per-row scales; the scale
+//            product is exact in double for float-valued a_scale and w_scale, and rounds
+//            once with a_scales; the product and the sum round once each). The kernel evaluates the same expression
 //            in fp32 ((float)acc, fp32 products): the gate's rounding to the dtype and its
 //            tolerance cover the difference. Where no finite intermediate overflows fp32,
 //            NaN/Inf follow IEEE evaluation of that expression in either precision:
-//            a NaN w_scale[n] or bias[n] makes column n NaN; w_scale[n] = ±Inf gives ±Inf
+//            a NaN w_scale[n] or bias[n] makes column n NaN, a NaN a_scales[m] row m; w_scale[n] = ±Inf gives ±Inf
 //            times the sign of acc, and NaN where acc = 0 (0·Inf); an infinite bias[n] makes
 //            the column that infinity, or NaN where the scaled term is the opposite one.
 //            Finite results beyond the dtype's range become ±Inf when the gate rounds them.
@@ -58,15 +59,16 @@ std::vector<int64_t> int8_gemm_acc(const int8_t* a, const int8_t* w, int64_t M, 
 //            one when the scales are floats: a·w is exact, the division rounds once), or
 //            requantize_float with the scales rounded to float — bit-exact.
 // w_scale (length N) is required unless out = int32, where it is ignored; bias (length N)
-// is optional and only for float outputs. Errors, std::invalid_argument naming the value:
+// and a_scales (length M, the per-row activation scales) are optional and only for float
+// outputs. Errors, std::invalid_argument naming the value:
 // K > k_limit(a_zero_point) (the op rejects such a K, and acc might not fit int32); a zero
 // point outside [−128, 127]; a_scale, or for int8 output out_scale, not finite and > 0;
-// w_scale missing; bias given for int32 or int8 output; for fixed_point, a channel whose
+// w_scale missing; bias or a_scales given for int32 or int8 output; for fixed_point, a channel whose
 // multiplier quantize_multiplier rejects (shift outside [−31, 30], w_scale[n] <= 0 or not
 // finite); for rounding=float, a channel whose fp32 m is not finite.
 std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const float* w_scale,
                                         const float* bias, int64_t M, int64_t N, int64_t K,
-                                        const Int8GemmParams& params);
+                                        const Int8GemmParams& params, const float* a_scales = nullptr);
 
 // The parameters of a case as the gate binds them: integers with std::stoll, reals with
 // std::stod, choices by name; a missing one takes its default. Bad text:
@@ -74,7 +76,7 @@ std::vector<double> int8_gemm_reference(const int8_t* a, const int8_t* w, const 
 Int8GemmParams int8_gemm_params(const Case& c);
 
 // int8_gemm_reference on a case of int8_gemm_cases(): dims "M", "N", "K", inputs "a", "w",
-// and "w_scale", "bias" where present.
+// and "w_scale", "bias", "a_scales" where present.
 std::vector<double> int8_gemm_reference(const Case& c);
 
 }  // namespace npukit::golden

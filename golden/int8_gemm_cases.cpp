@@ -126,6 +126,18 @@ class Builder {
     last().inputs["bias"].values[static_cast<size_t>(n)] = round_to_dtype(v, DType::float32);
   }
 
+  // Per-row activation scales a_scales ~ U(lo, hi) on the last case, as per_token_quant
+  // gives them (float outputs only; otherwise nothing).
+  void a_scales(double lo, double hi) {
+    if (!float_out()) return;
+    const int64_t M = last().dims.at("M");
+    last().inputs["a_scales"] = make_uniform(stream("a_scales"), cases_.size() - 1, DType::float32, {M}, lo, hi);
+    note("a_scales");
+  }
+  void set_a_scale(int64_t m, double v) {
+    last().inputs["a_scales"].values[static_cast<size_t>(m)] = round_to_dtype(v, DType::float32);
+  }
+
   // a_scale as the double v, not rounded to float (add() rounds it).
   void exact_a_scale(double v) { last().params["a_scale"] = number_text(v); }
 
@@ -217,6 +229,14 @@ void normal_cases(Builder& b) {
     b.out_zero_point(kOutZeroPoints[i % 3]);
     ++i;
   }
+  // Per-token activation scales (float outputs): the decode row and a prefill block.
+  if (b.float_out()) {
+    b.add(1, 1024, 4096, 0, 1);
+    b.a_scales(0.002, 0.05);
+    b.bias();
+    b.add(16, 256, 1024, 3, 0.5);
+    b.a_scales(0.002, 0.05);
+  }
 }
 
 void boundary_cases(Builder& b) {
@@ -258,6 +278,13 @@ void boundary_cases(Builder& b) {
     for (int64_t n = 0; n < 17; ++n) b.w_row(n, n % 2 ? 127 : -128);
     ++i;
   }
+  if (b.float_out()) {
+    b.add(3, 17, 65, -128, 1);
+    b.extremes();
+    b.a_scales(0.001, 0.1);
+    b.set_a_scale(1, 0);
+    b.note("row 1 scale 0");
+  }
 }
 
 // Rows a = 127, −128 against channels w = 127, −128 at K = k_limit(zp): the binding bound
@@ -298,6 +325,12 @@ void overflow_cases(Builder& b) {
       worst_case(b, 0);
       b.w_scales({1e33, 1e-3});
       b.note("fp32 overflows in channel 0");
+      // a_scales[1] · a_scale · w_scale = 6.25e31 is finite in fp32; acc times it is not.
+      worst_case(b, 0);
+      b.w_scales({0.004, 0.004});
+      b.a_scales(1, 1);
+      b.set_a_scale(1, 1e36);
+      b.note("fp32 overflows in row 1");
       break;
     case Int8GemmOut::float16:
       for (int32_t zp : zps) {
@@ -311,6 +344,12 @@ void overflow_cases(Builder& b) {
         b.w_scales({0.008, 1e-5});
         b.note("fp16 overflows in channel 0");
       }
+      // Row 1's scale doubles values that fill fp16 to about 60000.
+      worst_case(b, 0);
+      b.w_scales({60000 / (worst_acc(0) * 0.015625), 60000 / (worst_acc(0) * 0.015625)});
+      b.a_scales(1, 1);
+      b.set_a_scale(1, 2);
+      b.note("fp16 overflows in row 1");
       break;
     case Int8GemmOut::int8: {
       // Channel 0 maps the largest |acc| to about 100, channel 1 to 800: it saturates at both
@@ -420,6 +459,14 @@ void nan_inf_cases(Builder& b) {
     b.set_w_scale(10, kNaN);
     b.set_w_scale(33, kInf);
     b.set_bias(63, -kInf);
+    // Row 2 has acc = 0: its +Inf scale gives NaN there.
+    b.add(4, 8, 64, 3);
+    b.a_scales(0.002, 0.05);
+    b.note("nan/+inf/-inf in rows 1/2/3, row 2 acc=0");
+    b.a_row(2, 3);
+    b.set_a_scale(1, kNaN);
+    b.set_a_scale(2, kInf);
+    b.set_a_scale(3, -kInf);
     return;
   }
   // Integer outputs have no NaN: acc = 0 instead, by a zero row, a zero channel and by
@@ -465,6 +512,10 @@ void shape_cases(Builder& b) {
     b.add(M, N, K, zps[i % 5], kAScales[i % 3]);
     if (i % 3 == 1) b.bias();
     ++i;
+  }
+  if (b.float_out()) {
+    b.add(65, 130, 300, -7, 1);
+    b.a_scales(0.002, 0.05);
   }
 }
 

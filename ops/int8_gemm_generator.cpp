@@ -76,7 +76,8 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
 
 enum class Epilogue { scale, fixed_point, float_round };
 
-// y(n, m) from acc(n, m): `scale` gives floats, acc · chan_scale[n] + bias[n];
+// y(n, m) from acc(n, m): `scale` gives floats, acc · (row_scale[m] · chan_scale[n]) + bias[n]
+// (row_scale: the per-row activation scales, ones when the op has a single a_scale);
 // `fixed_point` and `float_round` give int8 under the two requantization modes.
 class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
  public:
@@ -84,6 +85,7 @@ class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
                                 {{"scale", Epilogue::scale}, {"fixed_point", Epilogue::fixed_point}, {"float", Epilogue::float_round}}};
   Input<Halide::Buffer<int32_t, 2>> acc{"acc"};
   Input<Halide::Buffer<float, 1>> chan_scale{"chan_scale"};   // scale: a_scale·w_scale; float: the fp32 m
+  Input<Halide::Buffer<float, 1>> row_scale{"row_scale"};     // scale only: [M]
   Input<Halide::Buffer<float, 1>> bias{"bias"};
   Input<Halide::Buffer<int32_t, 1>> multiplier{"multiplier"};
   Input<Halide::Buffer<int32_t, 1>> shift{"shift"};
@@ -96,7 +98,7 @@ class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
     Var n("n"), m("m");
     Func out("epilogue");
     if (mode == Epilogue::scale) {
-      Expr v = cast<float>(acc(n, m)) * chan_scale(n) + bias(n);
+      Expr v = cast<float>(acc(n, m)) * (row_scale(m) * chan_scale(n)) + bias(n);
       out(n, m) = ops::narrow_from_f32(v, y.type(), get_target());
     } else if (mode == Epilogue::fixed_point) {
       out(n, m) = ops::requantize_fixed_point(acc(n, m), multiplier(n), shift(n), out_zero_point);

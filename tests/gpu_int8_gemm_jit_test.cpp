@@ -102,9 +102,11 @@ Buffer<float> run_float_epilogue(const Buffer<int32_t>& acc, const std::vector<f
   Buffer<int32_t> mult(N), shift(N);
   mult.fill(0);
   shift.fill(0);
+  Buffer<float> rows(M);  // the op's single a_scale: every row's scale is 1
+  rows.fill(1.0f);
   Buffer<float> y(N, M);
   gpu_test::realize_on(gpu_test::generator_pipeline("npukit_int8_epilogue", t, {{"mode", "scale"}, {"y.type", "float32"}},
-                                                    acc, cs, bs, mult, shift, int32_t(0)),
+                                                    acc, cs, rows, bs, mult, shift, int32_t(0)),
                        y, t);
   return y;
 }
@@ -161,11 +163,12 @@ TEST(GpuInt8Gemm, Int8EpiloguesAreBitExactWithGolden) {
     mult(n) = q->multiplier;
     shift(n) = q->shift;
   }
-  Buffer<float> cs(chan_scale.data(), N), bs(bias.data(), N);
+  Buffer<float> cs(chan_scale.data(), N), bs(bias.data(), N), rows(M);
+  rows.fill(1.0f);  // unused by the int8 epilogues
   for (const char* mode : {"fixed_point", "float"}) {
     Buffer<int8_t> y(N, M);
     gpu_test::realize_on(gpu_test::generator_pipeline("npukit_int8_epilogue", t, {{"mode", mode}, {"y.type", "int8"}}, acc,
-                                                      cs, bs, mult, shift, out_zp),
+                                                      cs, rows, bs, mult, shift, out_zp),
                          y, t);
     int64_t bad = 0;
     for (int m = 0; m < M; ++m) {

@@ -1,8 +1,11 @@
 // INT8 GEMM: every input class and output type on every tier passes the gate bit-exactly
 // (integers) or within tolerance (floats); the K limit and every parameter rule are
 // enforced; packing round-trips; the decode and prefill kernels agree.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "layouts/vnni_int8.h"
@@ -123,6 +126,60 @@ TEST(Int8GemmValidation, ParameterRules) {
   EXPECT_NE(error_of(g.views(true, false, DType::int8), {{"out", "int8"}}).find("channel 1: multiplier"), std::string::npos);
 }
 
+// Per-row activation scales are each row run with that row's scale as the single a_scale,
+// bit for bit: both form fp32(s[m] · w_scale[n]) once (with a_scales the single a_scale is
+// 1, and 1 · x is exact), on every CPU tier and both float outputs.
+TEST(Int8GemmRowScales, EachRowEqualsThatRowRunWithItsScaleAsTheParameter) {
+  std::mt19937 rng(23);
+  const int64_t m = 5, n = 37, k = 70;
+  Gemm g(m, n, k);
+  for (auto& v : g.a) v = static_cast<int8_t>(rng() & 0xff);
+  for (auto& v : g.w) v = static_cast<int8_t>(rng() & 0xff);
+  for (int64_t c = 0; c < n; ++c) g.w_scale[c] = 0.001f * float(c + 3), g.bias[c] = 0.1f * float(c % 7) - 0.3f;
+  std::vector<float> s = {0.0123f, 0.5f, 3.75e-3f, 0.0f, 0.071f};
+  const OpSpec& op = find_op("int8_gemm");
+  for (const std::string& tier : op.cpu_tiers) {
+    if (!cpu_runs_tier(tier)) continue;  // the AMX tier's epilogue is avx512's
+    for (DType out : {DType::float32, DType::float16}) {
+      const std::map<std::string, std::string> params = {{"out", std::string(dtype_name(out))}, {"a_zero_point", "-3"}};
+      TensorMap v = g.views(true, true, out);
+      v["a_scales"] = {s.data(), DType::float32, {m}, {}};
+      run_call(bind_call(op, "cpu:" + tier, v, params));
+      const std::vector<int32_t> rows = g.y32;  // fp32 or fp16 bits, in y32's storage
+      for (int64_t r = 0; r < m; ++r) {
+        Gemm one(1, n, k);
+        std::copy(g.a.begin() + r * k, g.a.begin() + (r + 1) * k, one.a.begin());
+        one.w = g.w, one.w_scale = g.w_scale, one.bias = g.bias;
+        auto p = params;
+        if (s[r] == 0) continue;  // a_scale must be > 0; the zero row is checked below
+        p["a_scale"] = fmt::format("{}", s[r]);  // shortest text that reads back as this float
+        run_call(bind_call(op, "cpu:" + tier, one.views(true, true, out), p));
+        const size_t bytes = out == DType::float32 ? 4 : 2;
+        EXPECT_EQ(std::memcmp(reinterpret_cast<const char*>(rows.data()) + r * n * bytes, one.y32.data(), n * bytes), 0)
+            << tier << " " << dtype_name(out) << " row " << r;
+      }
+      // s = 0: the row is its bias.
+      const float* y = reinterpret_cast<const float*>(rows.data());
+      if (out == DType::float32) {
+        for (int64_t c = 0; c < n; ++c) EXPECT_EQ(y[3 * n + c], g.bias[c]) << tier << " column " << c;
+      }
+    }
+  }
+}
+
+TEST(Int8GemmRowScales, AreForFloatOutputsOnly) {
+  Gemm g(2, 3, 8);
+  std::vector<float> s(2, 0.5f);
+  TensorMap v = g.views(true, false, DType::int8);
+  v["a_scales"] = {s.data(), DType::float32, {2}, {}};
+  EXPECT_EQ(error_of(v, {{"out", "int8"}}),
+            "int8_gemm: input a_scales (per-row activation scales) applies to float outputs only (out=int8)");
+  TensorMap w = g.views(false, false, DType::int32);
+  std::vector<float> s3(3, 0.5f);
+  w["a_scales"] = {s3.data(), DType::float32, {3}, {}};
+  EXPECT_NE(error_of(w, {}).find("a_scales"), std::string::npos);  // [3] against M = 2
+}
+
 TEST(Int8GemmLayout, PackRoundTripsAndSumsRows) {
   std::mt19937 rng(7);
   for (auto [n, k] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {17, 5}, {64, 4096}, {100, 33}}) {
@@ -188,7 +245,10 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
           ADD_FAILURE() << "avx512_amx ran on a CPU without AMX";
         } catch (const Error& e) {
           EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-          EXPECT_NE(std::string(e.what()).find("needs CPU features this machine lacks: amx_tile"), std::string::npos) << e.what();
+          // The missing features are listed (AVX-512's first on a CPU without it), AMX's among them.
+          const std::string what = e.what();
+          EXPECT_NE(what.find("needs CPU features this machine lacks: "), std::string::npos) << what;
+          EXPECT_NE(what.find(" amx_tile amx_int8 amx_tile_data"), std::string::npos) << what;
         }
         continue;
       }

@@ -24,13 +24,10 @@ layer the final norm. Only the first layer's input norm is a plain rms_norm.
   packed again (docs/torch.md, "A decoder layer", has the measured cost).
 - The MLP's weights are int8, symmetric per output channel, packed once
   (torch.classes.npukit.Int8Weights), on activations quantized per token
-  (per_token_quant: s = max|a| / 127). int8_gemm takes the activation scale as a scalar
-  parameter, not per token, so the token's s is folded into the channel scales
-  (w_scale · s, one fp32 multiply per channel: the only torch arithmetic in the step)
-  and the parameter set, and so the prepared op and its packed weights, stays the same at
-  every step. The product is the one qkv_attention's int8 path forms, (float)acc ·
-  (s · w_scale[n]) (docs/ops/attention.md). That folding holds for one token per call,
-  hence decode only (T = 1).
+  (per_token_quant: s = max|a| / 127), whose scales int8_gemm takes per row (`a_scales`):
+  y = (float)acc · (s[m] · w_scale[n]), the product qkv_attention's int8 path forms
+  (docs/ops/attention.md). The parameter set, and so the prepared op and its packed
+  weights, stays the same at every step; no arithmetic runs in torch.
 - Nothing falls back to torch: a libnpukit_torch.so without one of the ops below is an
   error naming it.
 """
@@ -135,8 +132,6 @@ class DecoderLayer:
         Int8Weights = torch.classes.npukit.Int8Weights
         self.gate_up = Int8Weights(weights.w_gate_up)
         self.down = Int8Weights(weights.w_down)
-        self._gate_up_scale = torch.empty_like(weights.gate_up_scale)
-        self._down_scale = torch.empty_like(weights.down_scale)
         ops = self.ops
         self._int8_attn = weights.w_qkv.dtype == torch.int8
         if self._int8_attn:
@@ -160,12 +155,10 @@ class DecoderLayer:
         """down(silu(gate(n)) · up(n)) for n [1, hidden], both GEMMs int8 on per-token quantized n."""
         F = self.cfg.ffn
         q, s = self._quant(n)
-        torch.mul(self.w.gate_up_scale, s, out=self._gate_up_scale)
-        gate_up = self._gemm(q, self.gate_up, self._gate_up_scale, None, 0, 1.0, "float32")
+        gate_up = self._gemm(q, self.gate_up, self.w.gate_up_scale, None, s, 0, 1.0, "float32")
         act = self._silu_mul(gate_up.view(1, 2, F))
         q, s = self._quant(act)
-        torch.mul(self.w.down_scale, s, out=self._down_scale)
-        return self._gemm(q, self.down, self._down_scale, None, 0, 1.0, "float32")
+        return self._gemm(q, self.down, self.w.down_scale, None, s, 0, 1.0, "float32")
 
     def __call__(self, h, residual, pos):
         """h = the layer's normed input, residual its residual stream [1, hidden]; returns the MLP's
@@ -192,7 +185,7 @@ class Decoder:
         norm of that residual, [1, hidden]."""
         if x.dim() != 2 or x.shape[0] != 1 or x.dtype != torch.float32:
             raise ValueError(f"npukit.decoder: x is {tuple(x.shape)} {x.dtype}; a decode step takes [1, hidden] float32 "
-                             "(the per-token activation scale is folded into the weight scales, one token at a time)")
+                             "(one token per step)")
         if not 0 <= pos < self.max_seq:
             raise ValueError(f"npukit.decoder: pos={pos} outside the KV cache's [0, {self.max_seq})")
         eps, layers = self.cfg.eps, self.layers

@@ -43,6 +43,12 @@ void check(const Call& call) {
   if (call.tensors.count("bias") && out != "float32" && out != "float16") {
     fail(Errc::invalid_argument, "int8_gemm: input bias applies to float outputs only (out={})", out);
   }
+  // int8 folds one activation scale into each channel's multiplier; a per-row one would
+  // need a multiplier per element.
+  if (call.tensors.count("a_scales") && out != "float32" && out != "float16") {
+    fail(Errc::invalid_argument,
+         "int8_gemm: input a_scales (per-row activation scales) applies to float outputs only (out={})", out);
+  }
   if (out != "int8") return;
   const double a_scale = call.params.real("a_scale"), out_scale = call.params.real("out_scale");
   const bool fixed = call.params.choice("rounding") == "fixed_point";
@@ -126,6 +132,11 @@ void int8_gemm_run(const Call& call) {
   int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target);
 
   Int8ChannelFactors f = int8_channel_factors(call);
+  // Without per-row scales every row's is 1 (exact: the single a_scale is in chan_scale).
+  const auto rows = call.tensors.find("a_scales");
+  std::vector<float> ones(rows == call.tensors.end() ? static_cast<size_t>(m) : 0, 1.0f);
+  const TensorView ones_view{ones.data(), DType::float32, {m}, {}};
+  const In rs{rows != call.tensors.end() ? rows->second : ones_view};
   const In cs{{f.chan_scale.data(), DType::float32, {n}, {}}}, bs{{f.bias.data(), DType::float32, {n}, {}}};
   const In ms{{f.multiplier.data(), DType::int32, {n}, {}}}, ss{{f.shift.data(), DType::int32, {n}, {}}};
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
@@ -135,13 +146,13 @@ void int8_gemm_run(const Call& call) {
   where.target = call.target;
   where.tier = epilogue_tier(call.tier);
   if (out == "float32") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (call.params.choice("rounding") == "fixed_point") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), where, acc_in, cs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   }
 }
 
@@ -153,12 +164,15 @@ OpSpec make_spec() {
   w_scale.optional = true;
   TensorSpec bias{"bias", TensorSpec::Role::input, {"N"}, {DType::float32}, ""};
   bias.optional = true;
+  TensorSpec a_scales{"a_scales", TensorSpec::Role::input, {"M"}, {DType::float32}, ""};
+  a_scales.optional = true;
   TensorSpec y{"y", TensorSpec::Role::output, {"M", "N"}, {DType::int32, DType::float32, DType::float16, DType::int8}, ""};
   y.dtype_param = "out";
   op.tensors = {{"a", TensorSpec::Role::input, {"M", "K"}, {DType::int8}, ""},
                 {"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""},
                 w_scale,
                 bias,
+                a_scales,
                 y};
   op.params = {
       {"a_zero_point", ParamSpec::Kind::integer, "0", -128, 127, {}, "activation zero point"},

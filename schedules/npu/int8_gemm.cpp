@@ -195,7 +195,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   };
   // The epilogue reads the accumulator from a buffer the vector unit can read: a copy in
   // the vector buffer where the accumulator's own buffer is matrix/DMA only (Ascend's L0C).
-  Func acc_v("acc_vector");
+  Func acc_v("acc_vector"), row_scale("row_scale_tile");
   const bool stage_acc = stages_acc_for_vector(arch, out_kind);
   if (stage_acc) acc_v(n, m) = acc(n, m);
   Func e = stage_acc ? acc_v : acc;
@@ -216,10 +216,14 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
     case GemmOut::float32:
     case GemmOut::float16: {
       Func scale = channel(Float(32), "chan_scale"), bias = channel(Float(32), "bias");
+      // The per-row activation scales (ones for a single a_scale) come in with their M tile.
+      ImageParam rows_in(Float(32), 1, "row_scale");
+      row_scale(m) = rows_in(m);
+      p.inputs.push_back(rows_in);
       const Type out_type = out_kind == GemmOut::float32 ? Float(32) : Float(16);
       // Portable conversion (no F16C bitcode to link into a JIT pipeline), NaN kept a NaN.
       const Target portable(Target::Linux, Target::X86, 64);
-      y(n, m) = ops::narrow_from_f32(cast<float>(e(n, m)) * scale(n) + bias(n), out_type, portable);
+      y(n, m) = ops::narrow_from_f32(cast<float>(e(n, m)) * (row_scale(m) * scale(n)) + bias(n), out_type, portable);
       break;
     }
   }
@@ -247,6 +251,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
   }
   p.plan.matrix(acc, 1, m.name(), n.name(), ri.name(), sim::Dtype::int8, {a.dim(1).extent(), w.dim(1).extent(), K});
   for (Func& t : channel_tiles) p.plan.stage(t, roles.vector, LoopLevel(y, no), false, true);
+  if (row_scale.defined()) p.plan.stage(row_scale, roles.vector, LoopLevel(y, mo), false, true);
   if (stage_acc) p.plan.stage(acc_v, roles.vector, LoopLevel(y, mo));
   p.finish({y}, {"y"});
   return p;
@@ -290,6 +295,7 @@ const NpuSchedule& npu_schedule_int8_gemm() {
     s.extra_extents = [](const Shape& shape) {
       std::map<std::string, std::vector<int64_t>> e;
       for (const char* name : {"multiplier", "shift", "chan_scale", "bias"}) e[name] = {shape.at("N")};
+      e["row_scale"] = {shape.at("M")};
       return e;
     };
     // The per-channel factors, computed from the op's parameters as the CPU path does.
@@ -304,6 +310,14 @@ const NpuSchedule& npu_schedule_int8_gemm() {
       if (!f.shift.empty()) put("shift", DType::int32, f.shift.data());
       if (!f.chan_scale.empty()) put("chan_scale", DType::float32, f.chan_scale.data());
       if (!f.bias.empty()) put("bias", DType::float32, f.bias.data());
+      const std::string out = call.params.choice("out");
+      if (out == "float32" || out == "float16") {
+        const int64_t M = call.dim("M");
+        auto* rows = static_cast<float*>(extra.add_tensor("row_scale", DType::float32, {M}));
+        const auto given = call.tensors.find("a_scales");
+        for (int64_t m = 0; m < M; ++m)
+          rows[m] = given == call.tensors.end() ? 1.0f : static_cast<const float*>(given->second.data)[m];
+      }
     };
     return s;
   }();

@@ -17,7 +17,7 @@ golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dty
     t.reason = dtype == DType::int32 ? "exact int32 accumulation" : "bit-exact requantization against the declared rounding mode";
     return t;
   }
-  // acc → fp32, times fp32(a_scale · w_scale), plus bias: a few fp32 roundings of the
+  // acc → fp32, times fp32(a_scales[m] · fp32(a_scale · w_scale)), plus bias: a few fp32 roundings of the
   // product; where bias nearly cancels it, only an absolute bound scaled by |bias| holds.
   double max_bias = 0;
   if (auto it = c.inputs.find("bias"); it != c.inputs.end()) {
@@ -50,8 +50,8 @@ GateHooks int8_gemm_gate_hooks() {
   };
   gate.tolerance = tolerance;
   gate.nan_contract =
-      "Integer inputs carry no NaN. For float outputs a NaN w_scale or bias makes its output column NaN, and an "
-      "Inf scale gives +-Inf (NaN where acc = 0). int8 outputs require finite positive scales.";
+      "Integer inputs carry no NaN. For float outputs a NaN w_scale or bias makes its output column NaN, a NaN "
+      "a_scales[m] its row, and an Inf scale gives +-Inf (NaN where acc = 0). int8 outputs require finite positive scales.";
   return gate;
 }
 
