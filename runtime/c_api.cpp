@@ -1,6 +1,7 @@
 // The C ABI (include/npukit/npukit.h) over the registry: DLTensor → TensorView, prepared
 // ops (runtime/prepared_op.h), and every C++ error turned into a status and a thread-local
 // message.
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <string>
@@ -184,13 +185,20 @@ NPUKIT_EXPORT npukit_status npukit_op_run_positional(npukit_op* op, const DLTens
     if (op == nullptr) fail(Errc::invalid_argument, "op is NULL");
     const OpSpec& spec = op->prepared.op();
     if (tensors == nullptr) fail(Errc::invalid_argument, "tensors is NULL");
-    if (n_tensors != spec.tensors.size()) {
+    // Trailing optional inputs may be left out: an op that gains one at its end keeps its
+    // callers' arrays valid (int8_gemm's a_scales).
+    size_t required = spec.tensors.size();
+    while (required > 0 && spec.tensors[required - 1].optional) --required;
+    if (n_tensors < required || n_tensors > spec.tensors.size()) {
       const std::string list = join_names(spec.tensors, [](const TensorSpec& s) { return s.name; });
       fail(Errc::invalid_argument,
-           "{}: n_tensors = {} but it takes {} tensors by position ({}; NULL for an absent optional one or a constant)",
+           "{}: n_tensors = {} but it takes {} tensors by position ({}; NULL for an absent optional one or a "
+           "constant; trailing optional ones may be left out)",
            spec.name, n_tensors, spec.tensors.size(), list);
     }
-    op->prepared.run(tensors);
+    const DLTensor* all[PreparedOp::kMaxTensors] = {};
+    std::copy(tensors, tensors + n_tensors, all);
+    op->prepared.run(all);
   });
 }
 

@@ -44,6 +44,7 @@ struct TensorSpec {
 };
 
 struct OpSpec;
+class ScratchArena;
 
 // A constant input packed once by a prepared op (npukit_op_set_constant): `value` is what
 // the kernel reads instead of the tensor; `bytes` is memory of the op's own, at least the
@@ -89,6 +90,17 @@ struct Call {
   // Host copies of the CUDA tensors the op reads on the host (TensorSpec::host_data): their
   // views in `tensors` point here. Shared, so that a copy of the Call stays valid.
   std::vector<std::shared_ptr<const std::vector<char>>> host_copies;
+  // A prepared op's arena for the run's intermediates (runtime/scratch_arena.h). A copy of
+  // the Call has none, so two copies never share one.
+  struct ArenaRef {
+    ScratchArena* p = nullptr;
+    ArenaRef() = default;
+    ArenaRef(const ArenaRef&) {}
+    ArenaRef& operator=(const ArenaRef&) {
+      p = nullptr;
+      return *this;
+    }
+  } arena;
 
   const TensorView& tensor(std::string_view name) const;
   int64_t dim(std::string_view name) const;

@@ -8,6 +8,7 @@
 #include "runtime/error.h"
 #include "runtime/gpu_device.h"
 #include "runtime/registry.h"
+#include "runtime/scratch_arena.h"
 #include "runtime/text.h"
 
 namespace npukit {
@@ -56,6 +57,8 @@ struct PreparedOp::Scratch {
   // Host copies of CUDA tensors the op reads on the host (bind_call's stage_host_data); a
   // vector keeps its capacity, so a steady state allocates nothing.
   std::vector<char> host_copy[kMaxTensors];
+  // The kernels' intermediates: grown to the largest run, then reused.
+  ScratchArena arena;
 };
 
 class PreparedOp::Lease {
@@ -275,6 +278,7 @@ void PreparedOp::refit(Scratch& s, uint32_t present) const {
     }
   }
   s.call.packed = &packed_;
+  s.call.arena.p = &s.arena;
   for (size_t i = 0; i < slots_.size(); ++i) s.call.slots.at[i] = s.views[i];
   s.call.slots.set = true;
   s.present = present;

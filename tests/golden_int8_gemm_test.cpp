@@ -552,7 +552,13 @@ TEST(GoldenInt8GemmCases, DeterministicAndWellFormed) {
         if (c.inputs.count("bias")) {
           EXPECT_TRUE(t == DType::float32 || t == DType::float16);
         }
-        EXPECT_EQ(c.inputs.size(), 2 + c.inputs.count("w_scale") + c.inputs.count("bias"));
+        if (c.inputs.count("a_scales")) {
+          EXPECT_TRUE(t == DType::float32 || t == DType::float16);
+          EXPECT_EQ(c.inputs.at("a_scales").dtype, DType::float32);
+          EXPECT_EQ(c.inputs.at("a_scales").shape, (std::vector<int64_t>{M}));
+        }
+        EXPECT_EQ(c.inputs.size(),
+                  2 + c.inputs.count("w_scale") + c.inputs.count("bias") + c.inputs.count("a_scales"));
         for (const char* name : {"w_scale", "bias"}) {
           if (!c.inputs.count(name)) continue;
           const Array& x = c.inputs.at(name);

@@ -151,7 +151,7 @@ TEST(PreparedOp, NullsAndCountsAreRefused) {
   EXPECT_EQ(npukit_op_run_positional(op.get(), pos.data(), 2), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(),
                "rms_norm: n_tensors = 2 but it takes 3 tensors by position (x, weight, y; NULL for an absent "
-               "optional one or a constant)");
+               "optional one or a constant; trailing optional ones may be left out)");
   pos[1] = nullptr;  // weight is not optional
   EXPECT_EQ(npukit_op_run_positional(op.get(), pos.data(), 3), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(), "rms_norm: missing input tensor 'weight'");
@@ -225,9 +225,14 @@ TEST(PreparedOp, ConstantWeightsArePackedOnce) {
 
   for (int8_t& v : g.w.data) v = static_cast<int8_t>(-v);  // the packed copy does not see this
   std::fill(g.y.data.begin(), g.y.data.end(), -7);
-  const DLTensor* pos[] = {&g.a.dl, nullptr, nullptr, nullptr, &g.y.dl};
+  // a_scales, int8_gemm's last tensor, may be left out: the array of ABI 3 still runs.
+  const DLTensor* pos[] = {&g.a.dl, nullptr, nullptr, nullptr, &g.y.dl, nullptr};
   ASSERT_EQ(npukit_op_run_positional(op.get(), pos, 5), NPUKIT_OK) << npukit_last_error();
   EXPECT_EQ(g.y.data, first);
+  std::fill(g.y.data.begin(), g.y.data.end(), -7);
+  ASSERT_EQ(npukit_op_run_positional(op.get(), pos, 6), NPUKIT_OK) << npukit_last_error();
+  EXPECT_EQ(g.y.data, first);
+  EXPECT_EQ(npukit_op_run_positional(op.get(), pos, 4), NPUKIT_INVALID_ARGUMENT);  // y is not optional
 
   ASSERT_EQ(npukit_op_set_constant(op.get(), "w", &g.w.dl), NPUKIT_OK) << npukit_last_error();
   ASSERT_EQ(npukit_op_run(op.get(), t, 2), NPUKIT_OK) << npukit_last_error();

@@ -69,7 +69,8 @@ npukit_status npukit_op_set_constant(npukit_op* op, const char* name, const DLTe
 npukit_status npukit_op_run(npukit_op* op, const npukit_tensor* tensors, size_t n_tensors);
 
 /* Runs on tensors by position, in the order `npukit list` shows the op's tensors: n_tensors
- * is their number, and an absent optional tensor or a constant is NULL. */
+ * is their number, and an absent optional tensor or a constant is NULL. Optional tensors at
+ * the end may be left out (n_tensors smaller by as many). */
 npukit_status npukit_op_run_positional(npukit_op* op, const DLTensor* const* tensors, size_t n_tensors);
 
 void npukit_op_destroy(npukit_op* op); /* NULL is fine; not while a run is in flight */

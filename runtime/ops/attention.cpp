@@ -18,6 +18,7 @@
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
 #include "runtime/registry.h"
+#include "runtime/scratch_arena.h"
 
 namespace npukit {
 namespace {
@@ -38,17 +39,17 @@ void check(const Call& call) {
 }
 
 // The mask, or zeros when the call has none.
-TensorView mask_of(const Call& call, std::vector<float>& zeros) {
+TensorView mask_of(const Call& call, ScratchFrame& frame) {
   if (auto it = call.tensors.find("mask"); it != call.tensors.end()) return it->second;
-  zeros.assign(static_cast<size_t>(call.dim("T") * call.dim("S_max")), 0.0f);
-  return TensorView{zeros.data(), DType::float32, {call.dim("T"), call.dim("S_max")}, {}};
+  const int64_t T = call.dim("T"), s_max = call.dim("S_max");
+  return TensorView{frame.fill(static_cast<size_t>(T * s_max), 0.0f), DType::float32, {T, s_max}, {}};
 }
 
 template <class Table>
 void run_general(const Table& table, const char* kernel, const Call& call) {
-  std::vector<float> zeros;
+  ScratchFrame frame(call);
   call_kernel(table, kernel, call, In{call.tensor("q")}, In{call.tensor("k_cache")}, In{call.tensor("v_cache")},
-              In{call.tensor("positions")}, In{mask_of(call, zeros)}, Out{call.tensor("o")});
+              In{call.tensor("positions")}, In{mask_of(call, frame)}, Out{call.tensor("o")});
 }
 
 // T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without

@@ -74,18 +74,16 @@ void check(const Call& call) {
 
 }  // namespace
 
-Int8ChannelFactors int8_channel_factors(const Call& call) {
+Int8ChannelFactors int8_channel_factors(const Call& call, ScratchFrame& frame) {
   const int64_t n = call.dim("N");
   const float a_scale = static_cast<float>(call.params.real("a_scale"));
   const float out_scale = static_cast<float>(call.params.real("out_scale"));
   const float* w_scale = floats(call, "w_scale");
   const float* bias_in = floats(call, "bias");
   const std::string out = call.params.choice("out");
-  Int8ChannelFactors f;
-  f.chan_scale.resize(n);
-  f.bias.assign(n, 0.0f);
-  f.multiplier.assign(n, 0);
-  f.shift.assign(n, 0);
+  const auto count = static_cast<size_t>(n);
+  Int8ChannelFactors f{frame.take<float>(count), frame.fill(count, 0.0f), frame.fill<int32_t>(count, 0),
+                       frame.fill<int32_t>(count, 0)};
   const bool is_int8 = out == "int8";
   // In fp32 exactly as the contract writes them.
   for (int64_t c = 0; c < n; ++c) {
@@ -127,18 +125,19 @@ void int8_gemm_run(const Call& call) {
     int8_gemm_accumulate(a, w, zp, y, call.tier, call.target);
     return;
   }
-  std::vector<int32_t> acc(static_cast<size_t>(m * n));
-  const TensorView acc_view{acc.data(), DType::int32, {m, n}, {}};
+  ScratchFrame frame(call);
+  int32_t* acc = frame.take<int32_t>(static_cast<size_t>(m * n));
+  const TensorView acc_view{acc, DType::int32, {m, n}, {}};
   int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target);
 
-  Int8ChannelFactors f = int8_channel_factors(call);
+  Int8ChannelFactors f = int8_channel_factors(call, frame);
   // Without per-row scales every row's is 1 (exact: the single a_scale is in chan_scale).
   const auto rows = call.tensors.find("a_scales");
-  std::vector<float> ones(rows == call.tensors.end() ? static_cast<size_t>(m) : 0, 1.0f);
-  const TensorView ones_view{ones.data(), DType::float32, {m}, {}};
-  const In rs{rows != call.tensors.end() ? rows->second : ones_view};
-  const In cs{{f.chan_scale.data(), DType::float32, {n}, {}}}, bs{{f.bias.data(), DType::float32, {n}, {}}};
-  const In ms{{f.multiplier.data(), DType::int32, {n}, {}}}, ss{{f.shift.data(), DType::int32, {n}, {}}};
+  const TensorView ones{rows == call.tensors.end() ? frame.fill(static_cast<size_t>(m), 1.0f) : nullptr, DType::float32,
+                        {m}, {}};
+  const In rs{rows != call.tensors.end() ? rows->second : ones};
+  const In cs{{f.chan_scale, DType::float32, {n}, {}}}, bs{{f.bias, DType::float32, {n}, {}}};
+  const In ms{{f.multiplier, DType::int32, {n}, {}}}, ss{{f.shift, DType::int32, {n}, {}}};
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
   const In acc_in{acc_view};
   const Out y_out{y};
@@ -172,8 +171,8 @@ OpSpec make_spec() {
                 {"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""},
                 w_scale,
                 bias,
-                a_scales,
-                y};
+                y,
+                a_scales};  // last: the positions of the tensors before it stay those of ABI 3
   op.params = {
       {"a_zero_point", ParamSpec::Kind::integer, "0", -128, 127, {}, "activation zero point"},
       {"a_scale", ParamSpec::Kind::real, "1", 1e-30, 1e30, {}, "activation scale (> 0)"},

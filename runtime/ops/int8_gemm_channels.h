@@ -5,19 +5,20 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "runtime/op_spec.h"
+#include "runtime/scratch_arena.h"
 
 namespace npukit {
 
+// N values each, in the frame's memory.
 struct Int8ChannelFactors {
-  std::vector<float> chan_scale;  // float outputs: a_scale·w_scale; int8: a_scale·w_scale / out_scale
-  std::vector<float> bias;        // float outputs; zeros without the bias input
-  std::vector<int32_t> multiplier, shift;  // out=int8, rounding=fixed_point; zeros otherwise
+  float* chan_scale;  // float outputs: a_scale·w_scale; int8: a_scale·w_scale / out_scale
+  float* bias;        // float outputs; zeros without the bias input
+  int32_t *multiplier, *shift;  // out=int8, rounding=fixed_point; zeros otherwise
 };
 
 // For a validated int8_gemm call whose out is not int32.
-Int8ChannelFactors int8_channel_factors(const Call& call);
+Int8ChannelFactors int8_channel_factors(const Call& call, ScratchFrame& frame);
 
 }  // namespace npukit

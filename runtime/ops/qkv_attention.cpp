@@ -53,6 +53,7 @@
 #include "runtime/int8_gemm.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
+#include "runtime/scratch_arena.h"
 
 namespace npukit {
 namespace {
@@ -191,18 +192,16 @@ template <bool Gpu>
 void attend(const Call& call, const Heads& h, float* q, float* o) {
   const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
-  std::vector<int32_t> positions(static_cast<size_t>(T));
+  ScratchFrame frame(call);
+  int32_t* positions = frame.take<int32_t>(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
   // Without a mask: zeros for the general kernel; decode's unmasked kernel reads none.
-  std::vector<float> zeros(T == 1 ? 1 : static_cast<size_t>(T * s_max), 0.0f);
-  TensorView mask;
-  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
-    mask = it->second;
-  } else {
-    mask = TensorView{zeros.data(), DType::float32, {T, T == 1 ? 1 : s_max}, {}};
-  }
-  const In qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, k{k_cache}, v{v_cache}, m{mask};
-  const In p{{positions.data(), DType::int32, {T}, {}}};
+  const auto it = call.tensors.find("mask");
+  const TensorView zeros{it == call.tensors.end() ? frame.fill(T == 1 ? 1 : static_cast<size_t>(T * s_max), 0.0f) : nullptr,
+                         DType::float32, {T, T == 1 ? 1 : s_max}, {}};
+  const In qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, k{k_cache}, v{v_cache},
+      m{it != call.tensors.end() ? it->second : zeros};
+  const In p{{positions, DType::int32, {T}, {}}};
   const Out ob{{o, DType::float32, {T, h.hq, h.dh}, {}}};
   const bool kv_f16 = k_cache.dtype == DType::float16;
   if (T == 1) {
@@ -210,7 +209,7 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
     // once for the group's query heads), as the attention op takes for T = 1; without a
     // mask its unmasked variant (which does not read m).
     const int32_t position = positions[0];
-    const bool masked = call.tensors.count("mask") > 0;
+    const bool masked = it != call.tensors.end();
     if (kv_f16 && masked) {
       call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_kv_f16), call, qb, k, v, position, m, ob);
     } else if (kv_f16) {
@@ -227,10 +226,31 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   }
 }
 
+// The int8 weights a run reads: a prepared op's packed constants with the call's scales, or
+// a QkvInt8Weights packed for the call.
+struct Int8Operands {
+  const layouts::PackedInt8Weights *w_qkv, *w_o;
+  const float *w_qkv_scale, *w_o_scale;
+  int64_t qkv_scales, o_scales;
+};
+
+// The int8-weight path (qkv_attention_int8 below) on the CPU tiers or the GPU variants.
+template <bool Gpu>
+void qkv_int8_run(const Call& call, const Int8Operands& w);
+
 template <bool Gpu>
 void qkv_attention_run(const Call& call) {
   if (int8_weights(call)) {
-    qkv_attention_int8(call, pack_qkv_int8_weights(call));
+    // A prepared op's packed constants are read where they are; a plain call packs them.
+    const auto* pq = call.packed_constant<layouts::PackedInt8Weights>("w_qkv");
+    const auto* po = call.packed_constant<layouts::PackedInt8Weights>("w_o");
+    if (pq != nullptr && po != nullptr) {
+      const TensorView &sq = call.tensor("w_qkv_scale"), &so = call.tensor("w_o_scale");
+      qkv_int8_run<Gpu>(call, {pq, po, static_cast<const float*>(sq.data), static_cast<const float*>(so.data),
+                               sq.numel(), so.numel()});
+    } else {
+      qkv_attention_int8(call, pack_qkv_int8_weights(call));
+    }
     return;
   }
   const int64_t T = call.dim("T"), pos = call.params.integer("pos");
@@ -240,8 +260,10 @@ void qkv_attention_run(const Call& call) {
   const bool w_f16 = call.tensor("w_qkv").dtype == DType::float16;
 
   // 1. q (rotated) into scratch; rotated k and v straight into the caches.
-  std::vector<float> q(static_cast<size_t>(T * h.hq * h.dh)), o(q.size());
-  TensorView q_view{q.data(), DType::float32, {T, h.hq, h.dh}, {}};
+  ScratchFrame frame(call);
+  const auto qn = static_cast<size_t>(T * h.hq * h.dh);
+  float *q = frame.take<float>(qn), *o = frame.take<float>(qn);
+  TensorView q_view{q, DType::float32, {T, h.hq, h.dh}, {}};
   {
     const std::string name = kernel_name("qkv_rope", act_f16, w_f16, false);
     call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
@@ -252,13 +274,13 @@ void qkv_attention_run(const Call& call) {
                 Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
   }
   // 2. The attention core over the updated caches, query t at position pos + t.
-  attend<Gpu>(call, h, q.data(), o.data());
+  attend<Gpu>(call, h, q, o);
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
   {
     const std::string name = kernel_name("linear_f32", act_f16, w_f16, true);
     call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
                      NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
-                name.c_str(), call, In{{o.data(), DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
+                name.c_str(), call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
                 Out{call.tensor("y")});
   }
 }
@@ -269,11 +291,9 @@ std::string gemm_tier(const std::string& tier) { return tier == "avx512" ? "avx2
 
 // rows[T, K] (x, or the fp32 o) quantized per token into q[T, K] and scale[T].
 template <bool Gpu>
-void quantize_rows(const Call& call, const TensorView& rows, std::vector<int8_t>& q, std::vector<float>& scale) {
+void quantize_rows(const Call& call, const TensorView& rows, int8_t* q, float* scale) {
   const int64_t T = rows.shape.at(0), K = rows.shape.at(1);
-  q.resize(static_cast<size_t>(T * K));
-  scale.resize(static_cast<size_t>(T));
-  const Out qb{{q.data(), DType::int8, {T, K}, {}}}, sb{{scale.data(), DType::float32, {T}, {}}};
+  const Out qb{{q, DType::int8, {T, K}, {}}}, sb{{scale, DType::float32, {T}, {}}};
   if (rows.dtype == DType::float16) {
     call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f16), call, In{rows}, qb, sb);
   } else {
@@ -281,9 +301,6 @@ void quantize_rows(const Call& call, const TensorView& rows, std::vector<int8_t>
   }
 }
 
-// The int8-weight path (qkv_attention_int8 below) on the CPU tiers or the GPU variants.
-template <bool Gpu>
-void qkv_int8_run(const Call& call, const QkvInt8Weights& w);
 
 }  // namespace
 
@@ -316,42 +333,45 @@ QkvInt8Weights pack_qkv_int8_weights(const Call& call) {
 }
 
 void qkv_attention_int8(const Call& call, const QkvInt8Weights& w) {
+  const Int8Operands o{&w.w_qkv, &w.w_o, w.w_qkv_scale.data(), w.w_o_scale.data(),
+                       static_cast<int64_t>(w.w_qkv_scale.size()), static_cast<int64_t>(w.w_o_scale.size())};
   if (is_gpu_family(call.target)) {
-    qkv_int8_run<true>(call, w);
+    qkv_int8_run<true>(call, o);
   } else {
-    qkv_int8_run<false>(call, w);
+    qkv_int8_run<false>(call, o);
   }
 }
 
 namespace {
 
 template <bool Gpu>
-void qkv_int8_run(const Call& call, const QkvInt8Weights& w) {
+void qkv_int8_run(const Call& call, const Int8Operands& w) {
   const int64_t T = call.dim("T"), D = call.dim("D"), pos = call.params.integer("pos");
   const Heads h = heads_of(call);
   const int64_t rows = (h.hq + 2 * h.hkv) * h.dh, hqdh = h.hq * h.dh;
-  if (w.w_qkv.n != rows || w.w_qkv.k != D || w.w_o.n != D || w.w_o.k != hqdh ||
-      static_cast<int64_t>(w.w_qkv_scale.size()) != rows || static_cast<int64_t>(w.w_o_scale.size()) != D) {
+  if (w.w_qkv->n != rows || w.w_qkv->k != D || w.w_o->n != D || w.w_o->k != hqdh || w.qkv_scales != rows ||
+      w.o_scales != D) {
     fail(Errc::invalid_argument,
          "qkv_attention: packed weights of [{}, {}] and [{}, {}] do not fit the call's [{}, {}] and [{}, {}]",
-         w.w_qkv.n, w.w_qkv.k, w.w_o.n, w.w_o.k, rows, D, D, hqdh);
+         w.w_qkv->n, w.w_qkv->k, w.w_o->n, w.w_o->k, rows, D, D, hqdh);
   }
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   const bool act_f16 = call.tensor("x").dtype == DType::float16;
   const std::string tier = gemm_tier(call.tier);
-  std::vector<int8_t> aq;
-  std::vector<float> a_scale;
-  std::vector<float> q(static_cast<size_t>(T * hqdh)), o(q.size());
+  ScratchFrame frame(call);
+  int8_t* aq = frame.take<int8_t>(static_cast<size_t>(T * std::max(D, hqdh)));
+  float* a_scale = frame.take<float>(static_cast<size_t>(T));
+  float *q = frame.take<float>(static_cast<size_t>(T * hqdh)), *o = frame.take<float>(static_cast<size_t>(T * hqdh));
+  int32_t* acc = frame.take<int32_t>(static_cast<size_t>(T * std::max(rows, D)));
 
   // 1. x per token → int8; acc = x_q · w_qkvᵀ; dequantized, rotated, k and v into the caches.
   {
     quantize_rows<Gpu>(call, call.tensor("x"), aq, a_scale);
-    std::vector<int32_t> acc(static_cast<size_t>(T * rows));
-    const TensorView acc_view{acc.data(), DType::int32, {T, rows}, {}};
-    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, D}, {}}, w.w_qkv, 0, acc_view, tier, call.target);
-    const In ab{acc_view}, xs{{a_scale.data(), DType::float32, {T}, {}}},
-        ws{{const_cast<float*>(w.w_qkv_scale.data()), DType::float32, {rows}, {}}};
-    const Out qb{{q.data(), DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
+    const TensorView acc_view{acc, DType::int32, {T, rows}, {}};
+    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, D}, {}}, *w.w_qkv, 0, acc_view, tier, call.target);
+    const In ab{acc_view}, xs{{a_scale, DType::float32, {T}, {}}},
+        ws{{const_cast<float*>(w.w_qkv_scale), DType::float32, {rows}, {}}};
+    const Out qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
         vn{new_rows(v_cache, pos, T)};
     const auto args = [&](auto&& kernel_table, const char* name) {
       call_kernel(kernel_table, name, call, ab, xs, ws, static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh),
@@ -361,15 +381,14 @@ void qkv_int8_run(const Call& call, const QkvInt8Weights& w) {
     act_f16 ? args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f16)) : args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f32));
   }
   // 2. The attention core.
-  attend<Gpu>(call, h, q.data(), o.data());
+  attend<Gpu>(call, h, q, o);
   // 3. o per token → int8; acc = o_q · w_oᵀ; y dequantized in x's dtype.
   {
-    quantize_rows<Gpu>(call, TensorView{o.data(), DType::float32, {T, hqdh}, {}}, aq, a_scale);
-    std::vector<int32_t> acc(static_cast<size_t>(T * D));
-    const TensorView acc_view{acc.data(), DType::int32, {T, D}, {}};
-    int8_gemm_accumulate(TensorView{aq.data(), DType::int8, {T, hqdh}, {}}, w.w_o, 0, acc_view, tier, call.target);
-    const In ab{acc_view}, os{{a_scale.data(), DType::float32, {T}, {}}},
-        ws{{const_cast<float*>(w.w_o_scale.data()), DType::float32, {D}, {}}};
+    quantize_rows<Gpu>(call, TensorView{o, DType::float32, {T, hqdh}, {}}, aq, a_scale);
+    const TensorView acc_view{acc, DType::int32, {T, D}, {}};
+    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, hqdh}, {}}, *w.w_o, 0, acc_view, tier, call.target);
+    const In ab{acc_view}, os{{a_scale, DType::float32, {T}, {}}},
+        ws{{const_cast<float*>(w.w_o_scale), DType::float32, {D}, {}}};
     if (act_f16) {
       call_kernel(NPUKIT_KERNEL(Gpu, dequantize_rows_f16), call, ab, os, ws, Out{call.tensor("y")});
     } else {

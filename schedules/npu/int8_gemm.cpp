@@ -301,15 +301,16 @@ const NpuSchedule& npu_schedule_int8_gemm() {
     // The per-channel factors, computed from the op's parameters as the CPU path does.
     s.prepare = [](const Call& call, ExtraInputs& extra) {
       if (call.params.choice("out") == "int32") return;
-      const Int8ChannelFactors f = int8_channel_factors(call);
+      ScratchFrame frame(call);
+      const Int8ChannelFactors f = int8_channel_factors(call, frame);
       const int64_t N = call.dim("N");
       auto put = [&](const char* name, DType t, const void* src) {
         std::memcpy(extra.add_tensor(name, t, {N}), src, static_cast<size_t>(N) * dtype_size(t));
       };
-      if (!f.multiplier.empty()) put("multiplier", DType::int32, f.multiplier.data());
-      if (!f.shift.empty()) put("shift", DType::int32, f.shift.data());
-      if (!f.chan_scale.empty()) put("chan_scale", DType::float32, f.chan_scale.data());
-      if (!f.bias.empty()) put("bias", DType::float32, f.bias.data());
+      put("multiplier", DType::int32, f.multiplier);
+      put("shift", DType::int32, f.shift);
+      put("chan_scale", DType::float32, f.chan_scale);
+      put("bias", DType::float32, f.bias);
       const std::string out = call.params.choice("out");
       if (out == "float32" || out == "float16") {
         const int64_t M = call.dim("M");
