@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -331,6 +332,23 @@ TEST(ArchPresets, EveryPresetHasADramCapacityAndTheCpuIsAHostPreset) {
   EXPECT_NEAR(cpu.peak_ops_per_second(Dtype::int8), 1.024e12, 1e6);
   EXPECT_NE(cpu.source.find("1.024 TOPS int8, 256 GFLOPS fp16"), std::string::npos);
   EXPECT_EQ(preset("vta-default").dram.bytes, 512ll << 20);
+}
+
+// The A100-like reference preset (presets/gpu/, loaded by path, no NPU preset): its derived
+// peaks are the datasheet's 312 TFLOPS fp16 and 624 TOPS int8 dense, its DMA engines
+// carry at least the HBM's 2039 GB/s over the 108 SMs.
+TEST(ArchPresets, A100LikeMatchesTheDatasheet) {
+  const ArchSpec s = load_arch_spec(std::string(NPUKIT_ARCH_PRESET_DIR) + "/gpu/a100-like.yaml");
+  EXPECT_EQ(s.name, "a100-like");
+  EXPECT_EQ(s.cores, 108);
+  EXPECT_NEAR(s.peak_ops_per_second(Dtype::fp16), 312e12, 0.005 * 312e12);
+  EXPECT_NEAR(s.peak_ops_per_second(Dtype::int8), 624e12, 0.005 * 624e12);
+  EXPECT_NE(s.source.find("311.9 TFLOPS fp16, 623.8 TOPS int8"), std::string::npos);
+  EXPECT_NEAR(s.dram.bandwidth_gbps, 2039, 1e-9);
+  EXPECT_EQ(s.dram.bytes, 80ll << 30);
+  EXPECT_GE(s.dma_for(DmaDirection::in).bytes_per_cycle * s.clock_ghz * s.cores, s.dram.bandwidth_gbps);
+  const std::vector<std::string> npus = preset_names();
+  EXPECT_EQ(std::find(npus.begin(), npus.end(), "a100-like"), npus.end());
 }
 
 TEST(ArchPresets, AscendFacts) {
