@@ -196,7 +196,11 @@ NPUKIT_EXPORT npukit_status npukit_op_run_positional(npukit_op* op, const DLTens
            "constant; trailing optional ones may be left out)",
            spec.name, n_tensors, spec.tensors.size(), list);
     }
-    const DLTensor* all[PreparedOp::kMaxTensors] = {};
+    if (n_tensors == spec.tensors.size()) {
+      op->prepared.run(tensors);
+      return;
+    }
+    const DLTensor* all[PreparedOp::kMaxTensors] = {};  // the left-out ones NULL
     std::copy(tensors, tensors + n_tensors, all);
     op->prepared.run(all);
   });

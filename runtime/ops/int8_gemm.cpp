@@ -82,8 +82,10 @@ Int8ChannelFactors int8_channel_factors(const Call& call, ScratchFrame& frame) {
   const float* bias_in = floats(call, "bias");
   const std::string out = call.params.choice("out");
   const auto count = static_cast<size_t>(n);
+  const float* a_scales = floats(call, "a_scales");
   Int8ChannelFactors f{frame.take<float>(count), frame.fill(count, 0.0f), frame.fill<int32_t>(count, 0),
-                       frame.fill<int32_t>(count, 0)};
+                       frame.fill<int32_t>(count, 0),
+                       a_scales != nullptr ? a_scales : frame.fill(static_cast<size_t>(call.dim("M")), 1.0f)};
   const bool is_int8 = out == "int8";
   // In fp32 exactly as the contract writes them.
   for (int64_t c = 0; c < n; ++c) {
@@ -131,11 +133,7 @@ void int8_gemm_run(const Call& call) {
   int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target);
 
   Int8ChannelFactors f = int8_channel_factors(call, frame);
-  // Without per-row scales every row's is 1 (exact: the single a_scale is in chan_scale).
-  const auto rows = call.tensors.find("a_scales");
-  const TensorView ones{rows == call.tensors.end() ? frame.fill(static_cast<size_t>(m), 1.0f) : nullptr, DType::float32,
-                        {m}, {}};
-  const In rs{rows != call.tensors.end() ? rows->second : ones};
+  const In rs{{const_cast<float*>(f.row_scale), DType::float32, {m}, {}}};
   const In cs{{f.chan_scale, DType::float32, {n}, {}}}, bs{{f.bias, DType::float32, {n}, {}}};
   const In ms{{f.multiplier, DType::int32, {n}, {}}}, ss{{f.shift, DType::int32, {n}, {}}};
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));

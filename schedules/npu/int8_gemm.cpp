@@ -300,7 +300,8 @@ const NpuSchedule& npu_schedule_int8_gemm() {
     };
     // The per-channel factors, computed from the op's parameters as the CPU path does.
     s.prepare = [](const Call& call, ExtraInputs& extra) {
-      if (call.params.choice("out") == "int32") return;
+      const std::string out = call.params.choice("out");
+      if (out == "int32") return;
       ScratchFrame frame(call);
       const Int8ChannelFactors f = int8_channel_factors(call, frame);
       const int64_t N = call.dim("N");
@@ -311,13 +312,9 @@ const NpuSchedule& npu_schedule_int8_gemm() {
       put("shift", DType::int32, f.shift);
       put("chan_scale", DType::float32, f.chan_scale);
       put("bias", DType::float32, f.bias);
-      const std::string out = call.params.choice("out");
       if (out == "float32" || out == "float16") {
         const int64_t M = call.dim("M");
-        auto* rows = static_cast<float*>(extra.add_tensor("row_scale", DType::float32, {M}));
-        const auto given = call.tensors.find("a_scales");
-        for (int64_t m = 0; m < M; ++m)
-          rows[m] = given == call.tensors.end() ? 1.0f : static_cast<const float*>(given->second.data)[m];
+        std::memcpy(extra.add_tensor("row_scale", DType::float32, {M}), f.row_scale, static_cast<size_t>(M) * sizeof(float));
       }
     };
     return s;
