@@ -38,6 +38,11 @@ struct TensorSpec {
   // Its values are read on the host (by check() or as a kernel's scalar argument): on
   // gpu-cuda a CUDA device tensor is copied to the host for the call (attention's positions).
   bool host_data = false;
+  // An integer input that stands for real values through two of the op's parameters:
+  // real = <scale_param> · (x − <zero_point_param>). `npukit calibrate` computes them from
+  // sample activations; empty for every other tensor.
+  std::string scale_param, zero_point_param;
+  bool quantized() const { return !scale_param.empty(); }
 
   bool read() const { return role != Role::output; }      // the caller passes it with the inputs
   bool written() const { return role != Role::input; }    // the kernel writes it

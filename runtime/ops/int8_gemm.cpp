@@ -165,7 +165,10 @@ OpSpec make_spec() {
   a_scales.optional = true;
   TensorSpec y{"y", TensorSpec::Role::output, {"M", "N"}, {DType::int32, DType::float32, DType::float16, DType::int8}, ""};
   y.dtype_param = "out";
-  op.tensors = {{"a", TensorSpec::Role::input, {"M", "K"}, {DType::int8}, ""},
+  TensorSpec a{"a", TensorSpec::Role::input, {"M", "K"}, {DType::int8}, ""};
+  a.scale_param = "a_scale";
+  a.zero_point_param = "a_zero_point";
+  op.tensors = {a,
                 {"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""},
                 w_scale,
                 bias,
