@@ -16,5 +16,6 @@ void add_sim(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
 void add_decode(CLI::App& app, int& exit_code);
 void add_quantize(CLI::App& app, int& exit_code);
+void add_calibrate(CLI::App& app, int& exit_code);
 
 }  // namespace npukit::cli
