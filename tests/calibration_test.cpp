@@ -131,7 +131,10 @@ TEST(Calibration, SingleValueMatchesGolden) {
   expect_matches_golden(std::vector<float>(64, 0.37f), "constant 0.37");
   expect_matches_golden(std::vector<float>(64, -2.5f), "constant -2.5");
   expect_matches_golden({1.25f}, "one sample");
-  expect_matches_golden({-7e-39f}, "one subnormal sample");  // its scale underflows to 0 → 1
+  expect_matches_golden({1e-45f, 0.0f}, "the smallest subnormal");  // s = 1e-45 / 127 underflows to 0 → 1
+  const std::vector<float> tiny{1e-45f, 0.0f};
+  for (bool sym : {true, false}) EXPECT_EQ(calibrate(tiny.data(), 2, parse_method("minmax"), sym, kInt8).scale, 1.0f);
+  expect_matches_golden({-7e-39f}, "one subnormal sample");  // a subnormal scale
 }
 
 TEST(Calibration, AllPositivePostSiluMatchesGolden) {
