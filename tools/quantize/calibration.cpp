@@ -87,26 +87,37 @@ int64_t first_non_finite(const float* x, int64_t n) {
   return -1;
 }
 
+namespace {
+
+// q = clamp(rne(x / s) + zp, qlo, qhi); *clipped set when the clamp acted.
+int32_t quantize_one(float x, float scale, int32_t zero_point, int32_t qlo, int32_t qhi, bool* clipped) {
+  // Bounds on rne(x / s) itself: comparing before adding zp keeps a huge quotient from
+  // rounding into the range when zp is added in fp32.
+  const float v = std::nearbyint(x / scale);
+  *clipped = true;
+  if (v < float(qlo - zero_point)) return qlo;
+  if (v > float(qhi - zero_point)) return qhi;
+  *clipped = false;
+  return static_cast<int32_t>(v) + zero_point;
+}
+
+}  // namespace
+
+void quantize_samples(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r, int8_t* q) {
+  bool clipped = false;
+  for (int64_t i = 0; i < n; ++i)
+    q[i] = static_cast<int8_t>(quantize_one(x[i], scale, zero_point, symmetric ? -r.hi : r.lo, r.hi, &clipped));
+}
+
 double squared_error(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r,
                      int64_t* clipped) {
   const int32_t qlo = symmetric ? -r.hi : r.lo, qhi = r.hi;
-  // Bounds on rne(x / s) itself: comparing before adding zp keeps a huge quotient from
-  // rounding into the range when zp is added in fp32.
-  const float below = float(qlo - zero_point), above = float(qhi - zero_point);
   double err2 = 0;
   int64_t clips = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const float v = std::nearbyint(x[i] / scale);
-    int32_t q;
-    if (v < below) {
-      q = qlo;
-      ++clips;
-    } else if (v > above) {
-      q = qhi;
-      ++clips;
-    } else {
-      q = static_cast<int32_t>(v) + zero_point;
-    }
+    bool c = false;
+    const int32_t q = quantize_one(x[i], scale, zero_point, qlo, qhi, &c);
+    clips += c;
     const float back = scale * float(q - zero_point);
     const double d = double(x[i]) - double(back);
     err2 += d * d;

@@ -63,4 +63,7 @@ Calibration calibrate(const float* x, int64_t n, const CalibrationMethod& m, boo
 double squared_error(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r,
                      int64_t* clipped);
 
+// q of each sample with (s, zp) as above, the int8 a that int8_gemm reads.
+void quantize_samples(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r, int8_t* q);
+
 }  // namespace npukit::quant
