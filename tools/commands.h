@@ -17,5 +17,6 @@ void add_tune(CLI::App& app, int& exit_code);
 void add_decode(CLI::App& app, int& exit_code);
 void add_quantize(CLI::App& app, int& exit_code);
 void add_calibrate(CLI::App& app, int& exit_code);
+void add_quant_report(CLI::App& app, int& exit_code);
 
 }  // namespace npukit::cli
