@@ -146,6 +146,8 @@ def main():
                 "'w' is not a quantized input of int8_gemm (quantized inputs: a)", "input that is not quantized")
         refused(binary, ["--op", "int8_gemm", "--method", "percentile:0"] + x_arg, "--method percentile:0: P must be",
                 "percentile out of range")
+        refused(binary, ["--op", "int8_gemm", "--method", "percentile:30"] + x_arg, "so P must be at least 50",
+                "asymmetric percentile below 50")
         refused(binary, ["--op", "int8_gemm", "--method", "kl"] + x_arg, "--method kl: must be minmax", "unknown method")
         refused(binary, ["--op", "int8_gemm", "--in", f"a={p('empty.npy')}"], "holds no samples", "empty file")
         refused(binary, ["--op", "int8_gemm", "--in", f"a={p('i8.npy')}"], "dtype int8: calibration samples must be float32",

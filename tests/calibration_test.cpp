@@ -200,6 +200,9 @@ TEST(Calibration, MethodParsing) {
           << e.what();
     }
   }
+  EXPECT_THROW(check_method(parse_method("percentile:49.9"), false), std::invalid_argument);
+  EXPECT_NO_THROW(check_method(parse_method("percentile:49.9"), true));
+  EXPECT_NO_THROW(check_method(parse_method("percentile:50"), false));
   EXPECT_THROW(parse_method("max"), std::invalid_argument);
   EXPECT_THROW(parse_method("MSE"), std::invalid_argument);
 }

@@ -174,6 +174,7 @@ int run_calibrate(const CalibrateArgs& a) {
   quant::CalibrationMethod method;
   try {
     method = quant::parse_method(a.method);
+    quant::check_method(method, a.symmetric);
   } catch (const std::invalid_argument& e) {
     fail(Errc::invalid_argument, e.what());
   }

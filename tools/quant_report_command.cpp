@@ -90,6 +90,7 @@ int run_quant_report(const QuantReportArgs& a) {
   try {
     scheme = quant::parse_scheme(a.scheme, true);
     method = quant::parse_method(a.method);
+    quant::check_method(method, a.symmetric);
   } catch (const std::invalid_argument& e) {
     fail(Errc::invalid_argument, e.what());
   }

@@ -71,6 +71,13 @@ CalibrationMethod parse_method(const std::string& text) {
   refuse(fmt::format("--method {}: must be minmax, percentile:P (P in (0, 100]) or mse", text));
 }
 
+void check_method(const CalibrationMethod& m, bool symmetric) {
+  if (m.method == Method::percentile && !symmetric && m.percentile < 50)
+    refuse(fmt::format("--method {}: asymmetric clipping keeps [pct(100 - P), pct(P)], so P must be at least 50 "
+                       "(or add --symmetric, which clips |x| at pct(P))",
+                       method_name(m)));
+}
+
 std::string method_name(const CalibrationMethod& m) {
   switch (m.method) {
     case Method::minmax: return "minmax";

@@ -23,6 +23,10 @@ struct CalibrationMethod {
 // naming the text and the rule.
 CalibrationMethod parse_method(const std::string& text);
 
+// Asymmetric clipping takes [pct(x, 100 − P), pct(x, P)], which is inverted below P = 50:
+// refused there (std::invalid_argument naming the method and the rule).
+void check_method(const CalibrationMethod& m, bool symmetric);
+
 // "minmax", "percentile:99.99" (P as shortest round-trip text) or "mse".
 std::string method_name(const CalibrationMethod& m);
 
