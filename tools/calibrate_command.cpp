@@ -3,8 +3,6 @@
 // (docs/quantization.md). Which inputs are quantized, and by which parameters, is the op's
 // registry entry (TensorSpec::scale_param / zero_point_param); the arithmetic is
 // tools/quantize/calibration.h's.
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -13,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
+#include "runtime/params.h"
 #include "runtime/registry.h"
+#include "runtime/tensor.h"
 #include "runtime/text.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -29,11 +29,6 @@ struct CalibrateArgs {
   bool symmetric = false, asymmetric = false;
 };
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", shape[i]);
-  return out + "]";
-}
 
 // The flat index i as an index into `shape`, "[2, 40]".
 std::string index_text(int64_t i, const std::vector<int64_t>& shape) {
@@ -42,17 +37,9 @@ std::string index_text(int64_t i, const std::vector<int64_t>& shape) {
     idx[d] = i % shape[d];
     i /= shape[d];
   }
-  return shape_text(idx);
+  return shape_string(idx);
 }
 
-// The shortest text that `npukit run --param` (strtod, then fp32 as int8_gemm reads a_scale)
-// turns back into exactly `f`; the double's own shortest text where the float's would round
-// differently through double.
-std::string float_text(float f) {
-  std::string t = fmt::format("{}", f);
-  if (static_cast<float>(std::strtod(t.c_str(), nullptr)) != f) t = fmt::format("{}", double(f));
-  return t;
-}
 
 // The input names that carry scale/zero-point parameters, for messages.
 std::vector<std::string> quantized_inputs(const OpSpec& op) {
@@ -99,10 +86,10 @@ std::vector<float> read_samples(const std::string& name, const std::string& path
   const int64_t count = arr.size();
   if (count < 0 || arr.bytes.size() != uint64_t(count) * sizeof(float))
     fail(Errc::invalid_argument, "--in {}={}: shape {}: its element count overflows or does not match the data", name, path,
-         shape_text(arr.shape));
+         shape_string(arr.shape));
   if (count == 0)
     fail(Errc::invalid_argument, "--in {}={}: shape {} holds no samples: the calibration set must hold at least one", name,
-         path, shape_text(arr.shape));
+         path, shape_string(arr.shape));
   std::vector<float> x(static_cast<size_t>(count));
   std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
   const int64_t bad = quant::first_non_finite(x.data(), count);
@@ -118,7 +105,7 @@ void print_text(const std::string& op, const std::string& method, bool symmetric
   for (const InputResult& r : rs) {
     const quant::Calibration& c = r.c;
     std::cout << fmt::format("calibrated {} input {} from {} {} ({} samples, feature dimension {} = {})\n", op, r.name,
-                             r.path, shape_text(r.shape), c.count, r.feature_dim, r.shape.back());
+                             r.path, shape_string(r.shape), c.count, r.feature_dim, r.shape.back());
     std::cout << fmt::format("  method         {}, {}\n", method, symmetric ? "symmetric" : "asymmetric");
     std::cout << fmt::format("  data range     [{}, {}]\n", c.data_min, c.data_max);
     std::cout << fmt::format("  clip range     [{}, {}]\n", c.lo, c.hi);
@@ -199,7 +186,7 @@ int run_calibrate(const CalibrateArgs& a) {
     r.c = quant::calibrate(x.data(), int64_t(x.size()), method, symmetric, storage_range(op, *spec));
     r.scale_param = spec->scale_param;
     r.zero_point_param = spec->zero_point_param;
-    r.scale_text = float_text(r.c.scale);
+    r.scale_text = quant::param_float_text(r.c.scale);
     // What `npukit run` would say of these values, said now (e.g. a scale below the op's minimum).
     const std::string zp_text = std::to_string(r.c.zero_point);
     try {

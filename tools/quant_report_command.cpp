@@ -4,7 +4,6 @@
 // the quantized layer is npukit's int8_gemm kernel through the runtime (out=float32), and the
 // fp32 layer and the single-stage variants are tools/quantize/layer_error.h's fp64-summed
 // matmul.
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -15,6 +14,7 @@
 #include "runtime/bind.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
+#include "runtime/tensor.h"
 #include "runtime/text.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
@@ -35,11 +35,6 @@ struct QuantReportArgs {
 // Only the linear layer so far: its activation input, weight input and weight scales.
 constexpr const char* kLayerOp = "int8_gemm";
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", shape[i]);
-  return out + "]";
-}
 
 // A float32 array of at least one dimension, every element finite.
 std::vector<float> read_floats(const char* flag, const std::string& name, const std::string& path,
@@ -56,7 +51,7 @@ std::vector<float> read_floats(const char* flag, const std::string& name, const 
   const int64_t count = arr.size();
   if (arr.shape.empty() || count <= 0 || arr.bytes.size() != uint64_t(count) * sizeof(float))
     fail(Errc::invalid_argument, "{} {}={}: shape {}: must have at least one dimension and one element", flag, name, path,
-         shape_text(arr.shape));
+         shape_string(arr.shape));
   std::vector<float> x(static_cast<size_t>(count));
   std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
   const int64_t bad = quant::first_non_finite(x.data(), count);
@@ -67,12 +62,6 @@ std::vector<float> read_floats(const char* flag, const std::string& name, const 
   return x;
 }
 
-// The shortest text that strtod, then fp32, turns back into f (calibrate_command.cpp's rule).
-std::string float_text(float f) {
-  std::string t = fmt::format("{}", f);
-  if (static_cast<float>(std::strtod(t.c_str(), nullptr)) != f) t = fmt::format("{}", double(f));
-  return t;
-}
 
 nlohmann::json error_json(const quant::OutputError& e) {
   return {{"nmse", e.nmse}, {"cosine", e.cosine}, {"max_abs_error", e.max_abs}};
@@ -112,11 +101,11 @@ int run_quant_report(const QuantReportArgs& a) {
   const std::vector<float> x = read_floats("--in", "a", ins.at("a"), x_shape);
   const std::vector<float> w = read_floats("--weights", "w", ws.at("w"), w_shape);
   if (w_shape.size() != 2)
-    fail(Errc::invalid_argument, "--weights w={}: shape {}: weights must be 2-D [N, K]", ws.at("w"), shape_text(w_shape));
+    fail(Errc::invalid_argument, "--weights w={}: shape {}: weights must be 2-D [N, K]", ws.at("w"), shape_string(w_shape));
   const int64_t N = w_shape[0], K = w_shape[1];
   if (x_shape.back() != K)
     fail(Errc::invalid_argument, "--in a={}: shape {}: the last dimension must be K = {}, the weights' second", ins.at("a"),
-         shape_text(x_shape), K);
+         shape_string(x_shape), K);
   const int64_t M = int64_t(x.size()) / K;
 
   // Weights: int8 per channel, symmetric (int8_gemm's w_scale has no zero point).
@@ -132,7 +121,7 @@ int run_quant_report(const QuantReportArgs& a) {
   const bool sym = a.symmetric;
   const quant::QRange r8{-128, 127};
   const quant::Calibration c = quant::calibrate(x.data(), int64_t(x.size()), method, sym, r8);
-  const std::string scale_text = float_text(c.scale);
+  const std::string scale_text = quant::param_float_text(c.scale);
   std::vector<int8_t> qx(x.size());
   quant::quantize_samples(x.data(), int64_t(x.size()), c.scale, c.zero_point, sym, r8, qx.data());
   std::vector<float> x_hat(x.size());

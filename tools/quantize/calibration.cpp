@@ -87,6 +87,12 @@ std::string method_name(const CalibrationMethod& m) {
   return "?";
 }
 
+std::string param_float_text(float f) {
+  std::string t = fmt::format("{}", f);
+  if (static_cast<float>(std::strtod(t.c_str(), nullptr)) != f) t = fmt::format("{}", double(f));
+  return t;
+}
+
 int64_t first_non_finite(const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(x[i])) return i;

@@ -67,6 +67,11 @@ Calibration calibrate(const float* x, int64_t n, const CalibrationMethod& m, boo
 double squared_error(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r,
                      int64_t* clipped);
 
+// The shortest text that `npukit run --param` (strtod, then fp32, as int8_gemm reads
+// a_scale) turns back into exactly `f`; the double's own shortest text where the float's
+// would round differently through double.
+std::string param_float_text(float f);
+
 // q of each sample with (s, zp) as above, the int8 a that int8_gemm reads.
 void quantize_samples(const float* x, int64_t n, float scale, int32_t zero_point, bool symmetric, QRange r, int8_t* q);
 
