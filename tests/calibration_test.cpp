@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -205,6 +206,21 @@ TEST(Calibration, MethodParsing) {
   EXPECT_NO_THROW(check_method(parse_method("percentile:50"), false));
   EXPECT_THROW(parse_method("max"), std::invalid_argument);
   EXPECT_THROW(parse_method("MSE"), std::invalid_argument);
+}
+
+// The printed scale is what `npukit run --param` reads back (strtod, then fp32), bit for bit.
+TEST(Calibration, ParamTextRoundTripsThroughDouble) {
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<uint32_t> bits_of(0x00800000u, 0x7F7FFFFFu);  // every positive normal float
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t u = bits_of(rng);
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    const std::string t = param_float_text(f);
+    ASSERT_EQ(static_cast<float>(std::strtod(t.c_str(), nullptr)), f) << t;
+  }
+  EXPECT_EQ(param_float_text(1.0f), "1");
+  EXPECT_EQ(param_float_text(0.15795477f), "0.15795477");
 }
 
 TEST(Calibration, FirstNonFinite) {
