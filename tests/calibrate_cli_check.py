@@ -127,6 +127,13 @@ def main():
         if rc == 0:
             check(json.loads(out)["inputs"][0]["nmse"] <= minmax_nmse, "mse no worse than minmax")
 
+        # float16 samples: the same parameters as their exact float32 widening.
+        np.save(p("x16.npy"), samples.astype(np.float16))
+        np.save(p("x16as32.npy"), samples.astype(np.float16).astype(np.float32))
+        lines = [npukit(binary, ["calibrate", "--op", "int8_gemm", "--in", f"a={p(f)}", "--method", "mse"])[1].strip().splitlines()[-1:]
+                 for f in ("x16.npy", "x16as32.npy")]
+        check(lines[0] == lines[1] and lines[0], f"float16 samples as their float32 widening: {lines}")
+
         # All zero: scale 1.
         np.save(p("zeros.npy"), np.zeros((3, K), np.float32))
         rc, out, err = npukit(binary, ["calibrate", "--op", "int8_gemm", "--in", f"a={p('zeros.npy')}"])
@@ -150,7 +157,7 @@ def main():
                 "asymmetric percentile below 50")
         refused(binary, ["--op", "int8_gemm", "--method", "kl"] + x_arg, "--method kl: must be minmax", "unknown method")
         refused(binary, ["--op", "int8_gemm", "--in", f"a={p('empty.npy')}"], "holds no samples", "empty file")
-        refused(binary, ["--op", "int8_gemm", "--in", f"a={p('i8.npy')}"], "dtype int8: calibration samples must be float32",
+        refused(binary, ["--op", "int8_gemm", "--in", f"a={p('i8.npy')}"], "dtype int8: calibration samples must be float32 or float16",
                 "wrong dtype")
         refused(binary, ["--op", "int8_gemm", "--in", f"a={p('nan.npy')}"], "a[2, 5, 17] = inf", "Inf sample")
         refused(binary, ["--op", "int8_gemm", "--symmetric", "--asymmetric"] + x_arg, "--symmetric and --asymmetric",

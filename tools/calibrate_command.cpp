@@ -19,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/npy.h"
 #include "tools/quantize/calibration.h"
+#include "tools/quantize/half.h"
 
 namespace npukit::cli {
 namespace {
@@ -77,21 +78,23 @@ std::vector<float> read_samples(const std::string& name, const std::string& path
   } catch (const std::exception& e) {
     fail(Errc::invalid_argument, "--in {}={}", name, e.what());
   }
-  if (arr.dtype != DType::float32)
-    fail(Errc::invalid_argument, "--in {}={}: dtype {}: calibration samples must be float32 (x.astype(np.float32))", name, path,
-         dtype_name(arr.dtype));
+  if (arr.dtype != DType::float32 && arr.dtype != DType::float16)
+    fail(Errc::invalid_argument, "--in {}={}: dtype {}: calibration samples must be float32 or float16 (x.astype(np.float32))",
+         name, path, dtype_name(arr.dtype));
   if (arr.shape.empty())
     fail(Errc::invalid_argument, "--in {}={}: a 0-d array: samples need at least one dimension, the last the feature dimension",
          name, path);
   const int64_t count = arr.size();
-  if (count < 0 || arr.bytes.size() != uint64_t(count) * sizeof(float))
+  if (count < 0 || arr.bytes.size() != uint64_t(count) * dtype_size(arr.dtype))
     fail(Errc::invalid_argument, "--in {}={}: shape {}: its element count overflows or does not match the data", name, path,
          shape_string(arr.shape));
   if (count == 0)
     fail(Errc::invalid_argument, "--in {}={}: shape {} holds no samples: the calibration set must hold at least one", name,
          path, shape_string(arr.shape));
+  // float16 samples are widened exactly; every result is the same as for their float32 copy.
   std::vector<float> x(static_cast<size_t>(count));
-  std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
+  if (arr.dtype == DType::float16) x = quant::widen_halves(arr.bytes.data(), count);
+  else std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
   const int64_t bad = quant::first_non_finite(x.data(), count);
   if (bad >= 0)
     fail(Errc::invalid_argument, "--in {}={}: {}{} = {}: every sample must be finite (a NaN or Inf has no scale)", name, path,
@@ -214,7 +217,7 @@ void add_calibrate(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "calibrate", "activation scale and zero point of an op's quantized inputs from sample activations (.npy)");
   sub->add_option("--op", args->op, "the op whose quantized inputs to calibrate (e.g. int8_gemm)")->required();
-  sub->add_option("--in", args->ins, "NAME=SAMPLES.npy: float32 samples of a quantized input, any leading dims")->required();
+  sub->add_option("--in", args->ins, "NAME=SAMPLES.npy: float32 or float16 samples of a quantized input, any leading dims")->required();
   sub->add_option("--method", args->method, "minmax (default), percentile:P with P in (0, 100], or mse");
   sub->add_flag("--symmetric", args->symmetric, "zero point 0, scale = t / 127");
   sub->add_flag("--asymmetric", args->asymmetric, "scale = (hi - lo) / 255 and a zero point (the default)");

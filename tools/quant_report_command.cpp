@@ -20,6 +20,7 @@
 #include "tools/commands.h"
 #include "tools/npy.h"
 #include "tools/quantize/calibration.h"
+#include "tools/quantize/half.h"
 #include "tools/quantize/layer_error.h"
 #include "tools/quantize/weight_quant.h"
 
@@ -36,7 +37,7 @@ struct QuantReportArgs {
 constexpr const char* kLayerOp = "int8_gemm";
 
 
-// A float32 array of at least one dimension, every element finite.
+// A float32 (or float16, widened exactly) array of at least one dimension, every element finite.
 std::vector<float> read_floats(const char* flag, const std::string& name, const std::string& path,
                                std::vector<int64_t>& shape) {
   npy::NpyArray arr;
@@ -45,15 +46,16 @@ std::vector<float> read_floats(const char* flag, const std::string& name, const 
   } catch (const std::exception& e) {
     fail(Errc::invalid_argument, "{} {}={}", flag, name, e.what());
   }
-  if (arr.dtype != DType::float32)
-    fail(Errc::invalid_argument, "{} {}={}: dtype {}: must be float32 (x.astype(np.float32))", flag, name, path,
+  if (arr.dtype != DType::float32 && arr.dtype != DType::float16)
+    fail(Errc::invalid_argument, "{} {}={}: dtype {}: must be float32 or float16 (x.astype(np.float32))", flag, name, path,
          dtype_name(arr.dtype));
   const int64_t count = arr.size();
-  if (arr.shape.empty() || count <= 0 || arr.bytes.size() != uint64_t(count) * sizeof(float))
+  if (arr.shape.empty() || count <= 0 || arr.bytes.size() != uint64_t(count) * dtype_size(arr.dtype))
     fail(Errc::invalid_argument, "{} {}={}: shape {}: must have at least one dimension and one element", flag, name, path,
          shape_string(arr.shape));
   std::vector<float> x(static_cast<size_t>(count));
-  std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
+  if (arr.dtype == DType::float16) x = quant::widen_halves(arr.bytes.data(), count);
+  else std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
   const int64_t bad = quant::first_non_finite(x.data(), count);
   if (bad >= 0)
     fail(Errc::invalid_argument, "{} {}={}: element {} = {}: every value must be finite", flag, name, path, bad,
@@ -187,8 +189,8 @@ void add_quant_report(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "quant-report", "error a quantized int8_gemm layer adds to its fp32 output, split by weight and activation rounding");
   sub->add_option("--op", args->op, "the layer's op (int8_gemm)")->required();
-  sub->add_option("--in", args->ins, "a=X.npy: float32 activations [.., K], also the calibration set")->required();
-  sub->add_option("--weights", args->weights, "w=W.npy: float32 weights [N, K], one row per output channel")->required();
+  sub->add_option("--in", args->ins, "a=X.npy: float32 or float16 activations [.., K], also the calibration set")->required();
+  sub->add_option("--weights", args->weights, "w=W.npy: float32 or float16 weights [N, K], one row per output channel")->required();
   sub->add_option("--scheme", args->scheme, "weight scheme: int8-per-channel (default; symmetric)");
   sub->add_option("--method", args->method, "activation calibration: minmax (default), percentile:P or mse");
   sub->add_flag("--symmetric", args->symmetric, "activations symmetric (zero point 0)");

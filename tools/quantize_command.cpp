@@ -11,6 +11,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
+#include "tools/quantize/half.h"
 #include "tools/quantize/quant_report.h"
 #include "tools/quantize/weight_quant.h"
 
@@ -25,31 +26,6 @@ struct QuantizeArgs {
 
 // The worst channels the report lists.
 constexpr int64_t kWorstChannels = 5;
-
-// binary16 → fp32, exact (every half is a float). Written here rather than borrowed from
-// golden/: the tool's input path shares nothing with the reference that checks it.
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  uint32_t bits = 0;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant != 0) {
-    // Subnormal: shift the leading 1 up to the implicit bit, lowering the exponent.
-    uint32_t e = 113, m = mant;
-    while (!(m & 0x400)) {
-      m <<= 1;
-      --e;
-    }
-    bits = sign | (e << 23) | ((m & 0x3FF) << 13);
-  } else {
-    bits = sign;
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 std::vector<float> read_weights(const std::string& path, int64_t& N, int64_t& K) {
   npy::NpyArray arr;
@@ -69,16 +45,9 @@ std::vector<float> read_weights(const std::string& path, int64_t& N, int64_t& K)
          arr.shape[0], arr.shape[1]);
   N = arr.shape[0];
   K = arr.shape[1];
+  if (arr.dtype == DType::float16) return quant::widen_halves(arr.bytes.data(), count);
   std::vector<float> w(static_cast<size_t>(count));
-  if (arr.dtype == DType::float32) {
-    if (count) std::memcpy(w.data(), arr.bytes.data(), arr.bytes.size());
-  } else {
-    for (int64_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, arr.bytes.data() + 2 * i, 2);
-      w[size_t(i)] = half_to_float(h);
-    }
-  }
+  if (count) std::memcpy(w.data(), arr.bytes.data(), arr.bytes.size());
   return w;
 }
 
