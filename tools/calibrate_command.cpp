@@ -30,7 +30,6 @@ struct CalibrateArgs {
   bool symmetric = false, asymmetric = false;
 };
 
-
 // The flat index i as an index into `shape`, "[2, 40]".
 std::string index_text(int64_t i, const std::vector<int64_t>& shape) {
   std::vector<int64_t> idx(shape.size());
@@ -40,7 +39,6 @@ std::string index_text(int64_t i, const std::vector<int64_t>& shape) {
   }
   return shape_string(idx);
 }
-
 
 // The input names that carry scale/zero-point parameters, for messages.
 std::vector<std::string> quantized_inputs(const OpSpec& op) {

@@ -36,7 +36,6 @@ struct QuantReportArgs {
 // Only the linear layer so far: its activation input, weight input and weight scales.
 constexpr const char* kLayerOp = "int8_gemm";
 
-
 // A float32 (or float16, widened exactly) array of at least one dimension, every element finite.
 std::vector<float> read_floats(const char* flag, const std::string& name, const std::string& path,
                                std::vector<int64_t>& shape) {
@@ -63,7 +62,6 @@ std::vector<float> read_floats(const char* flag, const std::string& name, const 
   shape = arr.shape;
   return x;
 }
-
 
 nlohmann::json error_json(const quant::OutputError& e) {
   return {{"nmse", e.nmse}, {"cosine", e.cosine}, {"max_abs_error", e.max_abs}};
