@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ namespace npukit {
 struct GateCell {
   std::string op, target, dtype, input_class;
 };
+
+// How gtest and ctest show a cell (`GetParam() = ...`), instead of its bytes.
+inline void PrintTo(const GateCell& c, std::ostream* os) {
+  *os << c.op << " on " << c.target << ", " << c.dtype << ", " << c.input_class;
+}
 
 inline std::vector<GateCell> gate_matrix(const std::string& op, const std::vector<std::string>& dtypes,
                                          const std::vector<std::string>& lower_tier_classes) {
