@@ -7,32 +7,15 @@ usage: calibrate_cli_check.py NPUKIT_BINARY
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-failures = []
+from cli_checks import check, finish, run_npukit, subcommand
 
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def npukit(binary, args):
-    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def refused(binary, args, needle, what):
-    rc, _, err = npukit(binary, ["calibrate"] + args)
-    lines = err.strip().splitlines()
-    check(rc == 2, f"{what}: exit {rc}, expected 2 ({err.strip()})")
-    check(len(lines) == 1, f"{what}: {len(lines)} lines of error, expected 1: {err!r}")
-    check(needle in err, f"{what}: '{needle}' not in {err.strip()!r}")
+npukit = run_npukit
+_, refused = subcommand("calibrate")
 
 
 def minmax_params(x, symmetric):
@@ -164,11 +147,7 @@ def main():
                 "both modes")
         refused(binary, ["--op", "int8_gemm", "--format", "xml"] + x_arg, "--format xml", "bad format")
         refused(binary, ["--op", "int8_gemm", "--in", f"a={p('missing.npy')}"], "missing.npy", "no such file")
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("npukit calibrate: parameters, report, refusals as documented; npukit run takes the printed line")
-    return 0
+    return finish("npukit calibrate: parameters, report, refusals as documented; npukit run takes the printed line")
 
 
 if __name__ == "__main__":

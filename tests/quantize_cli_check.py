@@ -5,32 +5,14 @@ usage: quantize_cli_check.py NPUKIT_BINARY
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-failures = []
+from cli_checks import check, finish, subcommand
 
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(binary, args):
-    p = subprocess.run([binary, "quantize"] + args, capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def refused(binary, args, needle, what):
-    rc, _, err = run(binary, args)
-    lines = err.strip().splitlines()
-    check(rc == 2, f"{what}: exit {rc}, expected 2 ({err.strip()})")
-    check(len(lines) == 1, f"{what}: {len(lines)} lines of error, expected 1: {err!r}")
-    check(needle in err, f"{what}: '{needle}' not in {err.strip()!r}")
+run, refused = subcommand("quantize", timeout=60)
 
 
 def main():
@@ -94,11 +76,7 @@ def main():
         refused(binary, ["--in", f"w={p('missing.npy')}", "--scheme", "int8-per-channel"] + outs, "missing.npy", "no such file")
         refused(binary, ["--in", f"w={p('w.npy')}", "--scheme", "int8-per-channel", "--format", "xml"] + outs,
                 "--format xml", "bad format")
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("npukit quantize: exit codes, files and report as documented")
-    return 0
+    return finish("npukit quantize: exit codes, files and report as documented")
 
 
 if __name__ == "__main__":
