@@ -90,7 +90,7 @@ void BM_int8_gemm(benchmark::State& state) {
     state.SkipWithError((std::string("not runnable on this CPU: tier ") + tier + " needs " +
                          [&] {
                            std::string names;
-                           for (const auto& f : missing_for_tier(cpu_features(), tier)) names += " " + f;
+                           for (const auto& f : missing_for_tier(cpu_features(), tier)) names += (names.empty() ? "" : " ") + f;
                            return names;
                          }())
                             .c_str());
