@@ -238,8 +238,7 @@ bool is_sensitive(double nmse, double threshold) { return std::isnan(nmse) || nm
 
 std::string threshold_source(bool given) {
   if (given) return "--threshold";
-  return fmt::format("default: the gate's float16 rtol {:g}, squared (nmse <= rtol^2 when every element is within rtol)",
-                     kGateFloat16Rtol);
+  return fmt::format("default: the gate's float16 rtol {:g}, squared", kGateFloat16Rtol);
 }
 
 std::string format_layer_text(const std::string& file, const std::vector<OpReport>& reports, double threshold,
