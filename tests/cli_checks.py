@@ -12,19 +12,24 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def run_npukit(binary, args, timeout=120):
+def run_npukit(binary, args, timeout=120, cwd=None):
     """(exit code, stdout, stderr) of `binary args...`."""
-    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 
 def subcommand(name, timeout=120):
-    """run(binary, args) and refused(binary, args, needle, what) for `npukit <name> args...`."""
-    def run(binary, args):
-        return run_npukit(binary, [name] + args, timeout)
+    """run(binary, args[, cwd]) and refused(binary, args, needle, what) for `npukit <name> args...`;
+    a tuple needle: every part must be in the message (one that names a file, a key and a rule)."""
+    def run(binary, args, cwd=None):
+        return run_npukit(binary, [name] + args, timeout, cwd)
 
     def refused(binary, args, needle, what):
         rc, _, err = run(binary, args)
+        if isinstance(needle, tuple):
+            for part in needle[1:]:
+                check(part in err, f"{what}: '{part}' not in {err.strip()!r}")
+            needle = needle[0]
         lines = err.strip().splitlines()
         check(rc == 2, f"{what}: exit {rc}, expected 2 ({err.strip()})")
         check(len(lines) == 1, f"{what}: {len(lines)} lines of error, expected 1: {err!r}")

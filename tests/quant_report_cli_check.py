@@ -9,36 +9,14 @@ usage: quant_report_cli_check.py NPUKIT_BINARY
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-failures = []
+from cli_checks import check, finish, run_npukit, subcommand
 
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(binary, args, cwd=None, command="quant-report"):
-    p = subprocess.run([binary, command] + args, capture_output=True, text=True, timeout=120, cwd=cwd)
-    return p.returncode, p.stdout, p.stderr
-
-
-def refused(binary, args, needle, what):
-    rc, _, err = run(binary, args)
-    if isinstance(needle, tuple):  # every part, for messages that name a file, a key and a rule
-        for part in needle[1:]:
-            check(part in err, f"{what}: '{part}' not in {err.strip()!r}")
-        needle = needle[0]
-    lines = err.strip().splitlines()
-    check(rc == 2, f"{what}: exit {rc}, expected 2 ({err.strip()})")
-    check(len(lines) == 1, f"{what}: {len(lines)} lines of error, expected 1: {err!r}")
-    check(needle in err, f"{what}: '{needle}' not in {err.strip()!r}")
+run, refused = subcommand("quant-report")
 
 
 def nmse(ref, y):
@@ -79,7 +57,7 @@ def check_calibration_set(binary, rng, p):
     check(oc["file"] == p("cx.npy") and oc["separate"] is False, f"calibrated on X: {oc}")
     check(sc["file"] == p("cal.npy") and sc["separate"] is True and sc["samples"] == cal.size, f"calibrated on CAL: {sc}")
     # The parameters are npukit calibrate's on CAL.
-    rc, out, err = run(binary, ["--op", "int8_gemm", "--in", f"a={p('cal.npy')}", "--format", "json"], command="calibrate")
+    rc, out, err = run_npukit(binary, ["calibrate", "--op", "int8_gemm", "--in", f"a={p('cal.npy')}", "--format", "json"])
     check(rc == 0, f"calibrate on CAL: exit {rc} ({err.strip()})")
     if rc == 0:
         c = json.loads(out)["inputs"][0]
@@ -314,11 +292,7 @@ def main():
 
         check_calibration_set(binary, rng, p)
         check_layer(binary, rng, d, p)
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("npukit quant-report: stage errors and shares as documented")
-    return 0
+    return finish("npukit quant-report: stage errors and shares as documented")
 
 
 if __name__ == "__main__":
