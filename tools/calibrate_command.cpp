@@ -3,7 +3,6 @@
 // (docs/quantization.md). Which inputs are quantized, and by which parameters, is the op's
 // registry entry (TensorSpec::scale_param / zero_point_param); the arithmetic is
 // tools/quantize/calibration.h's.
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,9 +16,8 @@
 #include "runtime/text.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/npy.h"
+#include "tools/float_npy.h"
 #include "tools/quantize/calibration.h"
-#include "tools/quantize/half.h"
 
 namespace npukit::cli {
 namespace {
@@ -70,35 +68,19 @@ struct InputResult {
 };
 
 std::vector<float> read_samples(const std::string& name, const std::string& path, std::vector<int64_t>& shape) {
-  npy::NpyArray arr;
-  try {
-    arr = npy::read(path);
-  } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, "--in {}={}", name, e.what());
-  }
-  if (arr.dtype != DType::float32 && arr.dtype != DType::float16)
-    fail(Errc::invalid_argument, "--in {}={}: dtype {}: calibration samples must be float32 or float16 (x.astype(np.float32))",
-         name, path, dtype_name(arr.dtype));
+  FloatNpy arr = read_float_npy("--in " + name + "=", path, "calibration samples");
   if (arr.shape.empty())
     fail(Errc::invalid_argument, "--in {}={}: a 0-d array: samples need at least one dimension, the last the feature dimension",
          name, path);
-  const int64_t count = arr.size();
-  if (count < 0 || arr.bytes.size() != uint64_t(count) * dtype_size(arr.dtype))
-    fail(Errc::invalid_argument, "--in {}={}: shape {}: its element count overflows or does not match the data", name, path,
-         shape_string(arr.shape));
-  if (count == 0)
+  if (arr.values.empty())
     fail(Errc::invalid_argument, "--in {}={}: shape {} holds no samples: the calibration set must hold at least one", name,
          path, shape_string(arr.shape));
-  // float16 samples are widened exactly; every result is the same as for their float32 copy.
-  std::vector<float> x(static_cast<size_t>(count));
-  if (arr.dtype == DType::float16) x = quant::widen_halves(arr.bytes.data(), count);
-  else std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
-  const int64_t bad = quant::first_non_finite(x.data(), count);
+  const int64_t bad = quant::first_non_finite(arr.values.data(), int64_t(arr.values.size()));
   if (bad >= 0)
     fail(Errc::invalid_argument, "--in {}={}: {}{} = {}: every sample must be finite (a NaN or Inf has no scale)", name, path,
-         name, index_text(bad, arr.shape), x[size_t(bad)]);
-  shape = arr.shape;
-  return x;
+         name, index_text(bad, arr.shape), arr.values[size_t(bad)]);
+  shape = std::move(arr.shape);
+  return std::move(arr.values);
 }
 
 void print_text(const std::string& op, const std::string& method, bool symmetric, const std::vector<InputResult>& rs,

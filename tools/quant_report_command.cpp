@@ -7,7 +7,6 @@
 // single-stage variants are tools/quantize/layer_error.h's fp64-summed matmul; the reports,
 // the layer file and the ranking are tools/quantize/layer_report.h.
 #include <cmath>
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -21,9 +20,8 @@
 #include "runtime/text.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/npy.h"
+#include "tools/float_npy.h"
 #include "tools/quantize/calibration.h"
-#include "tools/quantize/half.h"
 #include "tools/quantize/layer_error.h"
 #include "tools/quantize/layer_report.h"
 #include "tools/quantize/weight_quant.h"
@@ -49,27 +47,16 @@ struct Source {
 
 // A float32 (or float16, widened exactly) array of at least one dimension, every element finite.
 std::vector<float> read_floats(const Source& src, std::vector<int64_t>& shape) {
-  npy::NpyArray arr;
-  try {
-    arr = npy::read(src.path);
-  } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, "{}{}", src.key, e.what());
-  }
-  if (arr.dtype != DType::float32 && arr.dtype != DType::float16)
-    fail(Errc::invalid_argument, "{}: dtype {}: must be float32 or float16 (x.astype(np.float32))", src.where(),
-         dtype_name(arr.dtype));
-  const int64_t count = arr.size();
-  if (arr.shape.empty() || count <= 0 || arr.bytes.size() != uint64_t(count) * dtype_size(arr.dtype))
+  FloatNpy arr = read_float_npy(src.key, src.path, "values");
+  if (arr.shape.empty() || arr.values.empty())
     fail(Errc::invalid_argument, "{}: shape {}: must have at least one dimension and one element", src.where(),
          shape_string(arr.shape));
-  std::vector<float> x(static_cast<size_t>(count));
-  if (arr.dtype == DType::float16) x = quant::widen_halves(arr.bytes.data(), count);
-  else std::memcpy(x.data(), arr.bytes.data(), arr.bytes.size());
-  const int64_t bad = quant::first_non_finite(x.data(), count);
+  const int64_t bad = quant::first_non_finite(arr.values.data(), int64_t(arr.values.size()));
   if (bad >= 0)
-    fail(Errc::invalid_argument, "{}: element {} = {}: every value must be finite", src.where(), bad, x[size_t(bad)]);
-  shape = arr.shape;
-  return x;
+    fail(Errc::invalid_argument, "{}: element {} = {}: every value must be finite", src.where(), bad,
+         arr.values[size_t(bad)]);
+  shape = std::move(arr.shape);
+  return std::move(arr.values);
 }
 
 // One layer to measure: its files, the weight scheme and the activations' calibration.

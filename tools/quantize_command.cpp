@@ -1,7 +1,6 @@
 // `npukit quantize`: float weights [N, K] to int8 per channel or int4 per group, the
 // quantized tensors written as .npy and the reconstruction error reported
 // (docs/quantization.md). The arithmetic is tools/quantize/weight_quant.h's.
-#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -10,8 +9,8 @@
 #include "runtime/text.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/float_npy.h"
 #include "tools/npy.h"
-#include "tools/quantize/half.h"
 #include "tools/quantize/quant_report.h"
 #include "tools/quantize/weight_quant.h"
 
@@ -28,27 +27,13 @@ struct QuantizeArgs {
 constexpr int64_t kWorstChannels = 5;
 
 std::vector<float> read_weights(const std::string& path, int64_t& N, int64_t& K) {
-  npy::NpyArray arr;
-  try {
-    arr = npy::read(path);
-  } catch (const std::exception& e) {
-    fail(Errc::invalid_argument, "--in w={}", e.what());
-  }
-  if (arr.dtype != DType::float32 && arr.dtype != DType::float16)
-    fail(Errc::invalid_argument, "--in w={}: dtype {}: weights must be float32 or float16", path, dtype_name(arr.dtype));
+  FloatNpy arr = read_float_npy("--in w=", path, "weights");
   if (arr.shape.size() != 2)
     fail(Errc::invalid_argument, "--in w={}: {} dimensions: weights must be 2-D [N, K] (one row per output channel)", path,
          arr.shape.size());
-  const int64_t count = arr.size();
-  if (count < 0 || arr.bytes.size() != uint64_t(count) * dtype_size(arr.dtype))
-    fail(Errc::invalid_argument, "--in w={}: shape [{}, {}]: its element count overflows or does not match the data", path,
-         arr.shape[0], arr.shape[1]);
   N = arr.shape[0];
   K = arr.shape[1];
-  if (arr.dtype == DType::float16) return quant::widen_halves(arr.bytes.data(), count);
-  std::vector<float> w(static_cast<size_t>(count));
-  if (count) std::memcpy(w.data(), arr.bytes.data(), arr.bytes.size());
-  return w;
+  return std::move(arr.values);
 }
 
 void write_npy(const std::string& name, const std::string& path, DType dtype, std::vector<int64_t> shape, const void* data,
