@@ -74,7 +74,7 @@ def measured_layer_ms(cfg, layers, steps):
             dec.step(x, pos)
             if pos:  # position 0 makes the prepared ops and packs the weights
                 t.append(time.perf_counter() - t0)
-    weight_bytes = sum(w.numel() for name in ("w_qkv", "w_o", "w_gate_up", "w_down") for w in [getattr(weights[0], name)])
+    weight_bytes = sum(getattr(weights[0], name).numel() for name in ("w_qkv", "w_o", "w_gate_up", "w_down"))  # int8: 1 B each
     return statistics.median(t) * 1e3 / layers, weight_bytes
 
 
