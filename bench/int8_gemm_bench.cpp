@@ -21,6 +21,7 @@
 #include "layouts/vnni_int8.h"
 #include "runtime/cpu_features.h"
 #include "runtime/int8_gemm.h"
+#include "runtime/text.h"
 
 namespace npukit::bench {
 namespace {
@@ -87,13 +88,9 @@ void BM_int8_gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const char* tier = kTiers[state.range(3)];
   if (*tier && !cpu_runs_tier(tier)) {
-    state.SkipWithError((std::string("not runnable on this CPU: tier ") + tier + " needs " +
-                         [&] {
-                           std::string names;
-                           for (const auto& f : missing_for_tier(cpu_features(), tier)) names += (names.empty() ? "" : " ") + f;
-                           return names;
-                         }())
-                            .c_str());
+    state.SkipWithError(
+        (std::string("not runnable on this CPU: tier ") + tier + " needs " + join_names(missing_for_tier(cpu_features(), tier)))
+            .c_str());
     return;
   }
   state.SetLabel(*tier ? tier : "dispatched");
