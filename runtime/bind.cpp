@@ -186,7 +186,7 @@ std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
   for (const TensorSpec& s : op.tensors) {
     if (s.role == TensorSpec::Role::inout && inputs.count(s.name)) {
       const TensorView& t = inputs.at(s.name);
-      out[s.name] = OutputInfo{t.dtype, t.shape, true};
+      out[s.name] = OutputInfo{t.dtype, t.shape.to_vector(), true};
     }
     if (s.role != TensorSpec::Role::output) continue;
     OutputInfo info{output_dtype(s, inputs, b.params), {}};

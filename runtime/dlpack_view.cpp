@@ -42,6 +42,10 @@ TensorView view_of(const DLTensor* tensor, const std::string& name) {
          name, device);
   }
   if (t.ndim < 0) fail(Errc::invalid_argument, "tensor {}: ndim = {} is negative", name, t.ndim);
+  if (t.ndim > int32_t(Dims::kMaxRank)) {
+    fail(Errc::invalid_argument, "tensor {}: ndim = {}: npukit's tensors have at most {} dimensions", name, t.ndim,
+         Dims::kMaxRank);
+  }
   if (t.ndim > 0 && t.shape == nullptr) fail(Errc::invalid_argument, "tensor {}: shape is NULL", name);
   TensorView v;
   if (t.dtype.lanes != 1) {

@@ -18,10 +18,6 @@ halide_type_t halide_type(DType t) {
   return halide_type_t();
 }
 
-[[noreturn, gnu::noinline, gnu::cold]] void too_many_dims(size_t n, size_t max) {
-  fail(Errc::internal, "a kernel's tensor has {} dimensions; kernels take up to {}", n, max);
-}
-
 std::mutex error_mutex;
 
 extern "C" void npukit_halide_error(void* user_context, const char* msg) {
@@ -42,8 +38,7 @@ extern "C" void npukit_halide_print(void*, const char*) {
 
 HalideBuffer::HalideBuffer(const TensorView& t) {
   const size_t n = t.shape.size();
-  if (n > kMaxDims) too_many_dims(n, kMaxDims);
-  // Compact strides when none are given (effective_strides without its vector).
+  // Compact strides when none are given.
   const int64_t* strides = t.strides.empty() ? nullptr : t.strides.data();
   int64_t step = 1;
   for (size_t i = 0; i < n; ++i) {

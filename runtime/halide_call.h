@@ -14,10 +14,10 @@ namespace npukit {
 
 // A halide_buffer_t over a TensorView. Halide's dimension 0 is the innermost, so the
 // numpy shape is reversed. The dimensions live inside (built on every kernel call, so it
-// allocates nothing); a tensor of more than kMaxDims is an error.
+// allocates nothing), as many as a TensorView holds.
 class HalideBuffer {
  public:
-  static constexpr size_t kMaxDims = 8;  // the ops' tensors have up to 4
+  static constexpr size_t kMaxDims = Dims::kMaxRank;
 
   explicit HalideBuffer(const TensorView& t);
   HalideBuffer(const HalideBuffer&) = delete;
@@ -28,8 +28,8 @@ class HalideBuffer {
   halide_buffer_t buf_{};
   // The first buf_.dimensions are set; a union, so that halide_dimension_t's constructor
   // does not zero all of them first.
-  union Dims {
-    Dims() {}
+  union HalideDims {
+    HalideDims() {}
     halide_dimension_t d[kMaxDims];
   } dims_;
 };

@@ -19,7 +19,7 @@ uint32_t dl_code(const DLDataType& t) {
 }
 
 // A loop, not std::equal: that calls memcmp, which costs more than the few dimensions.
-bool same_shape(const std::vector<int64_t>& a, const int64_t* b, int32_t n) {
+bool same_shape(const Dims& a, const int64_t* b, int32_t n) {
   if (a.size() != static_cast<size_t>(n)) return false;
   for (int32_t i = 0; i < n; ++i) {
     if (a[i] != b[i]) return false;

@@ -73,7 +73,7 @@ class PreparedOp {
   };
   struct Constant {
     DType dtype;
-    std::vector<int64_t> shape;
+    Dims shape;
     int64_t bytes;      // numel · dtype size
     const char* data;   // the PackedConstant's bytes, standing for the tensor in overlap checks
   };

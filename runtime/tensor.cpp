@@ -4,17 +4,6 @@
 
 namespace npukit {
 
-std::vector<int64_t> TensorView::effective_strides() const {
-  if (!strides.empty()) return strides;
-  std::vector<int64_t> s(shape.size());
-  int64_t step = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    s[i] = step;
-    step *= shape[i];
-  }
-  return s;
-}
-
 // Runs before the shape's range checks (bind.cpp), so the product may wrap: once it no
 // longer fits int64, no stride can equal it, and only dimensions of extent 1 may follow
 // (found by tests/fuzz/c_api_fuzz.cpp: UBSan, signed overflow).
@@ -29,9 +18,9 @@ bool TensorView::contiguous() const {
   return true;
 }
 
-std::string shape_string(const std::vector<int64_t>& shape) {
+std::string shape_string(const int64_t* shape, size_t rank) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) append(s, "{}{}", i ? ", " : "", shape[i]);
+  for (size_t i = 0; i < rank; ++i) append(s, "{}{}", i ? ", " : "", shape[i]);
   return s + "]";
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "npukit/dtype.h"
+#include "runtime/dims.h"
 #include "runtime/name_less.h"
 
 namespace npukit {
@@ -17,8 +18,8 @@ struct TensorView {
   enum class Memory { host, cuda };
   void* data = nullptr;
   DType dtype = DType::float32;
-  std::vector<int64_t> shape;    // outermost first, as numpy and DLPack order it
-  std::vector<int64_t> strides;  // in elements; empty means C-contiguous
+  Dims shape;    // outermost first, as numpy and DLPack order it
+  Dims strides;  // in elements; empty means C-contiguous
   Memory memory = Memory::host;  // last, so that {data, dtype, shape, strides} still reads
 
   int64_t numel() const {
@@ -27,12 +28,13 @@ struct TensorView {
     return n;
   }
   bool contiguous() const;
-  std::vector<int64_t> effective_strides() const;
 };
 
 // Tensors by name.
 using TensorMap = std::map<std::string, TensorView, NameLess>;
 
-std::string shape_string(const std::vector<int64_t>& shape);  // "[128, 4096]"
+std::string shape_string(const int64_t* shape, size_t rank);  // "[128, 4096]"
+inline std::string shape_string(const Dims& shape) { return shape_string(shape.data(), shape.size()); }
+inline std::string shape_string(const std::vector<int64_t>& shape) { return shape_string(shape.data(), shape.size()); }
 
 }  // namespace npukit

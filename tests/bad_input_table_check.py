@@ -45,6 +45,7 @@ def probes(d, root):
     np.save(os.path.join(d, "x.npy"), np.ones((2, 64), np.float32))
     np.save(os.path.join(d, "w.npy"), np.ones((64,), np.float32))
     np.save(os.path.join(d, "w32.npy"), np.ones((32,), np.float32))
+    np.save(os.path.join(d, "deep.npy"), np.ones((1,) * 9, np.float32))
     open(os.path.join(d, "header.npy"), "wb").write(
         b"\x93NUMPY\x01\x00\x20\x00{'descr': '<f4', 'fortran_order' False, }      \n")
     open(os.path.join(d, "binary.yaml"), "wb").write(bytes(range(256)) * 4)
@@ -74,6 +75,7 @@ def probes(d, root):
         "malformed .npy header": ["run", "--op", "rms_norm", "--in", "x=header.npy", "--in", "weight=w.npy"],
         "missing file": ["run", "--op", "rms_norm", "--in", "x=nothere.npy", "--in", "weight=w.npy"],
         "missing input": ["run", "--op", "rms_norm", "--in", "x=x.npy"],
+        "tensor of 9 dimensions": ["run", "--op", "rms_norm", "--in", "x=deep.npy", "--in", "weight=w.npy"],
         "tensor the op does not take": rms + ["--in", "y=x.npy"],
         "dims that disagree": ["run", "--op", "rms_norm", "--in", "x=x.npy", "--in", "weight=w32.npy"],
         "unknown op": ["run", "--op", "nope"],

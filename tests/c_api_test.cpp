@@ -238,6 +238,11 @@ TEST(CApi, HugeShapesNegativeRanksZeroSizesAndUnderflowsAreRefused) {
   const npukit_tensor neg[] = {{"x", &negative}, {"weight", &tw}, {"y", &ty}};
   EXPECT_EQ(npukit_run("rms_norm", "cpu", neg, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
   EXPECT_STREQ(npukit_last_error(), "tensor x: ndim = -1 is negative");
+  std::vector<int64_t> nine(9, 1);
+  DLTensor deep = f32_tensor(buf.data(), nine);
+  const npukit_tensor too_deep[] = {{"x", &deep}, {"weight", &tw}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rms_norm", "cpu", too_deep, 3, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_STREQ(npukit_last_error(), "tensor x: ndim = 9: npukit's tensors have at most 8 dimensions");
 
   DLTensor zero = f32_tensor(nullptr, empty);  // numpy's zero-size array: no data
   const npukit_tensor zero_size[] = {{"x", &zero}, {"weight", &tw}, {"y", &ty}};

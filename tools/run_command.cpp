@@ -41,6 +41,10 @@ int run_op(const RunArgs& a) {
       fail(Errc::invalid_argument, "--in {}={}", name, e.what());
     }
     npy::NpyArray& arr = arrays[name];
+    if (arr.shape.size() > Dims::kMaxRank) {
+      fail(Errc::invalid_argument, "--in {}={}: {} dimensions; npukit's tensors have at most {}", name, path,
+           arr.shape.size(), Dims::kMaxRank);
+    }
     tensors[name] = TensorView{arr.bytes.data(), arr.dtype, arr.shape, {}};
   }
   std::map<std::string, std::string> out_paths;

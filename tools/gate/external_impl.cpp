@@ -50,7 +50,7 @@ void call_external(npukit_external_kernel fn, const std::string& where, const Ca
     // bind_call has checked contiguity; the gate's tensors are host memory.
     if (!v.contiguous() || v.memory != TensorView::Memory::host)
       fail(Errc::unsupported, "{}: external kernels take C-contiguous CPU tensors ({})", where, op.tensors[i].name);
-    shapes[i] = v.shape;
+    shapes[i] = v.shape.to_vector();
     DLTensor& t = tensors[i];
     t.data = v.data;
     t.device = DLDevice{kDLCPU, 0};
