@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "runtime/halide_memory.h"
+
 namespace npukit {
 namespace {
 
@@ -61,6 +63,8 @@ void install_halide_handlers() {
   static const bool installed = [] {
     halide_set_error_handler(npukit_halide_error);
     halide_set_custom_print(npukit_halide_print);
+    halide_set_custom_malloc(halide_block_malloc);
+    halide_set_custom_free(halide_block_free);
     return true;
   }();
   (void)installed;

@@ -41,7 +41,8 @@ struct HalideCallContext {
   std::string error;
 };
 
-// Installs npukit's Halide error and print handlers (once per process; idempotent).
+// Installs npukit's Halide error and print handlers and its allocator
+// (runtime/halide_memory.h), once per process; idempotent.
 void install_halide_handlers();
 
 // Throws Errc::kernel_failed naming the kernel (and its tier or family, when given) when

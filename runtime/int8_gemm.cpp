@@ -52,7 +52,8 @@ int64_t int8_k_limit(int32_t zp) {
 }
 
 void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
-                          const TensorView& acc, std::string_view forced_tier, std::string_view family) {
+                          const TensorView& acc, std::string_view forced_tier, std::string_view family,
+                          ScratchFrame* scratch) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
   if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = {}, packed weights {}", k, w.k);
   const bool gpu = is_gpu_family(family);
@@ -63,14 +64,16 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   // readable.
   const int64_t row_tile = amx ? kAmxRowTile : kRowTile;
   const int64_t m_pad = prefill ? (m + row_tile - 1) / row_tile * row_tile : m;
-  std::vector<int8_t> padded;
+  std::vector<int8_t> heap;
   TensorView a_view = a;
   if (w.k_pad != k || m_pad != m) {
-    padded.assign(static_cast<size_t>(m_pad * w.k_pad), 0);
+    const size_t bytes = static_cast<size_t>(m_pad * w.k_pad);
+    int8_t* padded = scratch ? scratch->take<int8_t>(bytes) : (heap.resize(bytes), heap.data());
+    std::memset(padded, 0, bytes);
     for (int64_t r = 0; r < m; ++r) {
-      std::memcpy(padded.data() + r * w.k_pad, static_cast<const int8_t*>(a.data) + r * k, static_cast<size_t>(k));
+      std::memcpy(padded + r * w.k_pad, static_cast<const int8_t*>(a.data) + r * k, static_cast<size_t>(k));
     }
-    a_view = TensorView{padded.data(), DType::int8, {m_pad, w.k_pad}, {}};
+    a_view = TensorView{padded, DType::int8, {m_pad, w.k_pad}, {}};
   }
   const TensorView packed{w.bytes(), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}};
   const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};

@@ -13,6 +13,7 @@
 #include "HalideRuntime.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/halide_call.h"
 #include "runtime/registry.h"
 #include "tests/qkv_layer.h"
 
@@ -40,7 +41,11 @@ void counting_free(void*, void* p) {
 
 class HookedMalloc {
  public:
-  HookedMalloc() : malloc_(halide_set_custom_malloc(counting_malloc)), free_(halide_set_custom_free(counting_free)) {}
+  // npukit's own allocator is installed first, so that the first kernel call does not
+  // replace this hook, and the destructor puts it back.
+  HookedMalloc()
+      : malloc_((install_halide_handlers(), halide_set_custom_malloc(counting_malloc))),
+        free_(halide_set_custom_free(counting_free)) {}
   ~HookedMalloc() {
     halide_set_custom_malloc(malloc_);
     halide_set_custom_free(free_);

@@ -123,14 +123,14 @@ void int8_gemm_run(const Call& call) {
   const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
   const std::string out = call.params.choice("out");
   const TensorView& y = call.tensor("y");
+  ScratchFrame frame(call);
   if (out == "int32") {
-    int8_gemm_accumulate(a, w, zp, y, call.tier, call.target);
+    int8_gemm_accumulate(a, w, zp, y, call.tier, call.target, &frame);
     return;
   }
-  ScratchFrame frame(call);
   int32_t* acc = frame.take<int32_t>(static_cast<size_t>(m * n));
   const TensorView acc_view{acc, DType::int32, {m, n}, {}};
-  int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target);
+  int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target, &frame);
 
   Int8ChannelFactors f = int8_channel_factors(call, frame);
   const In rs{{const_cast<float*>(f.row_scale), DType::float32, {m}, {}}};

@@ -181,11 +181,6 @@ const Table& pick(bool act_f16, bool w_f16, const Table& a32w32, const Table& a3
   return act_f16 ? (w_f16 ? a16w16 : a16w32) : (w_f16 ? a32w16 : a32w32);
 }
 
-std::string kernel_name(const char* base, bool act_f16, bool w_f16, bool act_last) {
-  const std::string a = act_f16 ? "f16" : "f32", w = w_f16 ? "wf16" : "wf32";
-  return act_last ? std::string(base) + "_" + w + "_" + a : std::string(base) + "_" + a + "_" + w;
-}
-
 // Step 2 of both paths: the attention core over the updated caches, query t at position
 // pos + t, from q (T·Hq·Dh fp32, rotated) into o.
 template <bool Gpu>
@@ -265,10 +260,12 @@ void qkv_attention_run(const Call& call) {
   float *q = frame.take<float>(qn), *o = frame.take<float>(qn);
   TensorView q_view{q, DType::float32, {T, h.hq, h.dh}, {}};
   {
-    const std::string name = kernel_name("qkv_rope", act_f16, w_f16, false);
+    // Names as literals: a built std::string is a heap allocation per run.
+    const char* name = pick<const char*>(act_f16, w_f16, "qkv_rope_f32_wf32", "qkv_rope_f32_wf16",
+                                         "qkv_rope_f16_wf32", "qkv_rope_f16_wf16");
     call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
                      NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
-                name.c_str(), call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
+                name, call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
                 static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
                 call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q_view},
                 Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
@@ -277,10 +274,11 @@ void qkv_attention_run(const Call& call) {
   attend<Gpu>(call, h, q, o);
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
   {
-    const std::string name = kernel_name("linear_f32", act_f16, w_f16, true);
+    const char* name = pick<const char*>(act_f16, w_f16, "linear_f32_wf32_f32", "linear_f32_wf16_f32",
+                                         "linear_f32_wf32_f16", "linear_f32_wf16_f16");
     call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
                      NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
-                name.c_str(), call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
+                name, call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
                 Out{call.tensor("y")});
   }
 }
@@ -368,7 +366,7 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
   {
     quantize_rows<Gpu>(call, call.tensor("x"), aq, a_scale);
     const TensorView acc_view{acc, DType::int32, {T, rows}, {}};
-    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, D}, {}}, *w.w_qkv, 0, acc_view, tier, call.target);
+    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, D}, {}}, *w.w_qkv, 0, acc_view, tier, call.target, &frame);
     const In ab{acc_view}, xs{{a_scale, DType::float32, {T}, {}}},
         ws{{const_cast<float*>(w.w_qkv_scale), DType::float32, {rows}, {}}};
     const Out qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
@@ -386,7 +384,7 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
   {
     quantize_rows<Gpu>(call, TensorView{o, DType::float32, {T, hqdh}, {}}, aq, a_scale);
     const TensorView acc_view{acc, DType::int32, {T, D}, {}};
-    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, hqdh}, {}}, *w.w_o, 0, acc_view, tier, call.target);
+    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, hqdh}, {}}, *w.w_o, 0, acc_view, tier, call.target, &frame);
     const In ab{acc_view}, os{{a_scale, DType::float32, {T}, {}}},
         ws{{const_cast<float*>(w.w_o_scale), DType::float32, {D}, {}}};
     if (act_f16) {
