@@ -68,6 +68,20 @@ struct OneDnnGemm {
     prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights[copy % weights.size()]}, {DNNL_ARG_DST, dst}});
     strm.wait();
   }
+  // Whether this matmul is exact where int16 intermediates would saturate: src at its most
+  // negative product with weights of −128 (u8: 255 · −128 summed over K). Without VNNI,
+  // oneDNN's u8s8 kernel sums pairs of products with vpmaddubsw, which saturates at int16:
+  // the anchor is then faster than an exact kernel can be. Clobbers src and weights copy 0.
+  bool exact_at_extremes(int64_t m, int64_t n, int64_t k, bool u8_src) {
+    std::memset(src.get_data_handle(), u8_src ? 255 : 0x80, m * k);
+    const dnnl::memory::desc plain_w({k, n}, dnnl::memory::data_type::s8, dnnl::memory::format_tag::ab);
+    dnnl::memory plain(plain_w, eng);
+    std::memset(plain.get_data_handle(), 0x80, k * n);
+    dnnl::reorder(plain, weights[0]).execute(strm, plain, weights[0]);
+    run(0);
+    const int64_t want = (u8_src ? 255 : -128) * int64_t(-128) * k;
+    return static_cast<const int32_t*>(dst.get_data_handle())[0] == want;
+  }
 };
 
 template <class Fn>
@@ -122,6 +136,7 @@ void BM_int8_gemm(benchmark::State& state) {
   state.counters["onednn_u8s8_GOPS"] = ops / t_u8s8 / 1e9;
   state.counters["vs_onednn_u8s8"] = t_u8s8 / t;
   state.counters["vs_onednn_s8s8"] = t_s8s8 / t;
+  state.counters["onednn_u8s8_exact"] = u8s8.exact_at_extremes(m, n, k, true);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

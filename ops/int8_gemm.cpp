@@ -6,21 +6,28 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-Int8GemmAcc define_int8_gemm_acc(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point) {
+Int8GemmAcc define_int8_gemm_acc(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point, bool pairwise) {
   Int8GemmAcc g;
   g.a = a;
   g.w_packed = w_packed;
-  Var n = g.n, m = g.m;
-  // k as (kk, kg) in whole groups of 4: no remainder loop exists for LLVM to auto-vectorize
-  // with instructions outside the kernel's tier (it did: VEX vpdpwssd on ymm).
-  g.k = RDom(0, 4, 0, k_pad / 4, "k");
-  Expr k = g.k.x + 4 * g.k.y;
+  g.pairwise = pairwise;
+  Var n = g.n, m = g.m, j = g.j, c = g.c, nb = g.nb, kv = g.kv;
+  // k in whole groups of 4: no remainder loop exists for LLVM to auto-vectorize with
+  // instructions outside the kernel's tier (it did: VEX vpdpwssd on ymm).
+  g.k = RDom(0, pairwise ? 2 : 4, 0, k_pad / 4, "k");
+  Expr k = pairwise ? g.k.x + 2 * j + 4 * g.k.y : g.k.x + 4 * g.k.y;
   // a + 128 as u8 is a with its sign bit flipped. vpdpbusd multiplies u8 by s8 only, so
   // the signed activations are shifted and the shift comes back out through Σ_k w.
-  Expr a_u8 = reinterpret<uint8_t>(a(k, m)) ^ cast<uint8_t>(128);
-  Expr w = w_packed(k % 4, n % 16, k / 4, n / 16);
-  g.dot(n, m) = 0;
-  g.dot(n, m) += cast<int32_t>(a_u8) * cast<int32_t>(w);
+  auto a_u8 = [&](const Expr& at) { return reinterpret<uint8_t>(a(at, m)) ^ cast<uint8_t>(128); };
+  if (pairwise) {
+    g.a_wide(kv, m) = cast<int16_t>(a_u8(kv));
+    g.pairs(j, c, nb, m) = 0;
+    g.pairs(j, c, nb, m) += cast<int32_t>(g.a_wide(k, m)) * cast<int32_t>(w_packed(2 * j + g.k.x, c, g.k.y, nb));
+    g.dot(n, m) = g.pairs(0, n % 16, n / 16, m) + g.pairs(1, n % 16, n / 16, m);
+  } else {
+    g.dot(n, m) = 0;
+    g.dot(n, m) += cast<int32_t>(a_u8(k)) * cast<int32_t>(w_packed(k % 4, n % 16, k / 4, n / 16));
+  }
   g.acc(n, m) = g.dot(n, m) - (128 + a_zero_point) * w_sums(n);
   return g;
 }

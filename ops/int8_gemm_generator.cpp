@@ -56,7 +56,8 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       a_in = Halide::BoundaryConditions::repeat_edge(a);
       w_in = Halide::BoundaryConditions::repeat_edge(w_packed);
     }
-    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a_in, w_in, w_sums, a.dim(0).extent(), a_zero_point);
+    const bool pairwise = !gpu && schedules::cpu::sums_in_pairs(shape, target);
+    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a_in, w_in, w_sums, a.dim(0).extent(), a_zero_point, pairwise);
     acc = g.acc;
     ops::set_mins_to_zero(acc);
     if (gpu) {

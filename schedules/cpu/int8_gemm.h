@@ -7,8 +7,14 @@ namespace npukit::schedules::cpu {
 
 enum class GemmShape { decode, prefill };
 
+// Whether the accumulation runs over pairs of k (ops::define_int8_gemm_acc's `pairwise`):
+// prefill on a CPU without a 4-byte u8 × s8 dot product (vpdpbusd), where Halide's 4-to-1
+// reduction costs two pmaddwd, a horizontal add and a permute per step. (Halide 14 has
+// vpdpbusd only with avx512_sapphirerapids: the avx512_vnni tier.)
+bool sums_in_pairs(GemmShape shape, const Halide::Target& target);
+
 // decode (M = 1): blocks of output channels in parallel, the packed weights streamed from
-// DRAM once. prefill (M ≥ 2): tiles of 8 rows × 32 channels held in registers, rows inside
+// DRAM once. prefill (M ≥ 2): tiles of rows × channels held in registers, rows inside
 // the channel tile, so each weight block streams once and serves every row.
 void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Halide::Target& target);
 
