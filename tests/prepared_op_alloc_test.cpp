@@ -146,7 +146,7 @@ TEST(PreparedOpAlloc, RopeRunsAddNothingToTheKernel) {
       yv{y.data.data(), DType::float32, y.shape, {}};
   HalideBuffer xb(xv), pb(pv), yb(yv);
   auto direct = [&] {
-    call_cpu_kernel(kernels::rope_interleaved_f32, "rope_interleaved_f32", "", xb.get(), pb.get(), 10000.0,
+    call_cpu_kernel(kernels::rope_interleaved_f32, "", xb.get(), pb.get(), 10000.0,
                     int32_t(64), yb.get());
   };
   direct();
