@@ -2,7 +2,6 @@
 // golden::add_rms_norm.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,8 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for tensors of `dtype` (float16 and float32 get their
-// own overflow cases; float64 uses float32's). Integer dtypes: empty. Unknown class:
-// std::invalid_argument. Drawn from case_seed("add_rms_norm/<class>/<tensor>", i, chunk).
+// The cases of one input class for tensors of `dtype` (float16 and float32 get their own
+// overflow cases; float64 uses float32's). Integer dtypes: empty. Drawn from case_seed("add_rms_norm/<class>/<tensor>", i, chunk).
 //
 // Dims "rows", "hidden"; inputs "x" and "residual" [rows, hidden] (residual is updated in
 // place) and "weight" [hidden]; param "eps". Unless a case says otherwise x ~ N(0, 0.5²),
@@ -28,6 +26,6 @@ namespace npukit::golden {
 //   nan_inf:  NaN in x, +Inf in residual, -Inf in x, +Inf + -Inf (NaN in the residual),
 //             each in its own row among normal rows.
 //   shape:    odd hidden 1, 3, 31, 33, 127, 129, 1000, 4097, 8191 with rows 1 ... 256.
-std::vector<Case> add_rms_norm_cases(std::string_view input_class, DType dtype);
+std::vector<Case> add_rms_norm_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

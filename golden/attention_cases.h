@@ -3,7 +3,6 @@
 // golden::attention_core and golden::qkv_attention.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -11,9 +10,9 @@
 
 namespace npukit::golden {
 
-// Common to both generators. The cases of one of input_classes() for the float tensors in
+// Common to both generators. The cases of one input class for the float tensors in
 // `dtype` (float32, float16 or float64: the same cases, values rounded to dtype); integer
-// dtypes have none: empty. Unknown class: std::invalid_argument. The same (class, dtype) always gives the same
+// dtypes have none: empty. The same (class, dtype) always gives the same
 // bits. Tensor t of case i (its position in the returned vector) is drawn from
 // case_seed("attention/<class>/<t>", i, chunk), or "qkv_attention/<class>/<t>" for the fused
 // op. The optional "mask" is float32 [T, S_max] of 0 and −Inf. Unless a case says otherwise
@@ -41,7 +40,7 @@ namespace npukit::golden {
 //             is live for the later queries of a chunk only; fully masked rows (o = 0).
 //   shape:    T in {1, 7, 64} against S_max in {1, 65, 100, 129, 257, 300, 1000, 1537},
 //             Hq/Hkv in {1/1, 3/1, 5/1, 5/5, 6/3, 12/2, 2/1, 3/3, 4/2}, Dh in {2, 3, 6, 64, 80, 96}.
-std::vector<Case> attention_cases(std::string_view input_class, DType dtype);
+std::vector<Case> attention_cases(InputClass input_class, DType dtype);
 
 // The fused `qkv_attention` op: dims "T", "D", "S_max", "Hq", "Hkv", "Dh", "QKV"
 // (= (Hq + 2·Hkv)·Dh) and "HqDh" (= Hq·Dh), so that every tensor's shape is a list of dims;
@@ -75,6 +74,6 @@ std::vector<Case> attention_cases(std::string_view input_class, DType dtype);
 //   boundary: scales spanning 1e-3 … 1e3 (v rows), rows of −128 in both weights, a zero
 //             row next to a one-hot row;
 //   nan_inf:  NaN in x[1, 5] (token 1's q, k, v all NaN, y rows 1 … 3 NaN), ±Inf in x.
-std::vector<Case> qkv_attention_cases(std::string_view input_class, DType dtype);
+std::vector<Case> qkv_attention_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

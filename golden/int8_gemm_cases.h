@@ -2,7 +2,6 @@
 // golden::int8_gemm_reference.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,8 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for the OUTPUT dtype `out_dtype` (int32, float32,
-// float16 or int8; the inputs are int8 whatever it is). Any other dtype: empty. Unknown
-// class: std::invalid_argument. For int8 every case comes twice, as "... rounding=fixed_point"
+// The cases of one input class for the OUTPUT dtype `out_dtype` (int32, float32, float16
+// or int8; the inputs are int8 whatever it is). Any other dtype: empty. For int8 every case comes twice, as "... rounding=fixed_point"
 // and "... rounding=float" on the same data, except the shift sweep (fixed_point only).
 //
 // Tensor t of case i is drawn from case_seed("int8_gemm/<class>/<t>", i, chunk), i counting
@@ -70,6 +68,6 @@ namespace npukit::golden {
 // Every case's golden is finite in its dtype except in nan_inf and the "overflows" cases.
 // Each (class, dtype) stays under 4.5e8 MACs and 11M elements, int8 copies included (int8
 // normal is the largest), so the golden runs in well under a second.
-std::vector<Case> int8_gemm_cases(std::string_view input_class, DType out_dtype);
+std::vector<Case> int8_gemm_cases(InputClass input_class, DType out_dtype);
 
 }  // namespace npukit::golden

@@ -2,7 +2,6 @@
 // checks bit for bit against golden::quantize_token.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,8 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for `a` of `dtype` (float16 and float32 get their
-// own overflow cases). Integer dtypes have no cases: empty. Unknown class:
-// std::invalid_argument.
+// The cases of one input class for `a` of `dtype` (float16 and float32 get their own
+// overflow cases). Integer dtypes have no cases: empty.
 //
 // Input "a" of case i is drawn from case_seed("per_token_quant/<class>/a", i, chunk).
 // Dims "T", "K"; input "a" [T, K]; no params. Unless a case says otherwise a ~ N(0, 1).
@@ -28,6 +26,6 @@ namespace npukit::golden {
 //             for that row only); +Inf and −Inf in one row; NaN in the last element.
 //   shape:    odd K 1, 3, 31, 33, 127, 129, 1000, 4097, 8191 with T 1 … 129.
 // Outputs "q" [T, K] int8 and "scale" [T] float32.
-std::vector<Case> per_token_quant_cases(std::string_view input_class, DType dtype);
+std::vector<Case> per_token_quant_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

@@ -2,7 +2,6 @@
 // golden::rms_norm.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,9 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for x and weight of `dtype` (float16 and float32
+// The cases of one input class for x and weight of `dtype` (float16 and float32
 // get their own overflow cases; float64 uses float32's). Integer dtypes have no RMSNorm
-// cases: empty. Unknown class: std::invalid_argument.
+// cases: empty.
 //
 // Tensor t of case i (its position in the returned vector) is drawn from
 // case_seed("rms_norm/<class>/<t>", i, chunk): naming the class and tensor in the seed
@@ -33,6 +32,6 @@ namespace npukit::golden {
 //             one row; an all-zero row with eps = 0, for which golden gives NaN (0/0).
 //   shape:    odd hidden 1, 3, 31, 33, 127, 129, 1000, 4097, 8191, 8193 with rows 1...512.
 // Each class stays under ~8M elements so that it runs in about a second.
-std::vector<Case> rms_norm_cases(std::string_view input_class, DType dtype);
+std::vector<Case> rms_norm_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

@@ -2,7 +2,6 @@
 // golden::rope.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,8 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for x of `dtype` (float16 and float32 get their own
+// The cases of one input class for x of `dtype` (float16 and float32 get their own
 // overflow cases; float64 uses float32's). Integer dtypes have no RoPE cases: empty.
-// Unknown class: std::invalid_argument.
 //
 // Tensor t of case i (its position in the returned vector) is drawn from
 // case_seed("rope/<class>/<t>", i, chunk); the shuffle of positions from
@@ -44,6 +42,6 @@ namespace npukit::golden {
 //   shape:    tokens 1, 2, 7, 64, 257, 4097 against heads 1, 3, 64 and head_dim 2, 6, 64
 //             (not the full product), both styles, some with rotary_dim < head_dim.
 // Each class stays under ~8M elements so that it runs in about a second.
-std::vector<Case> rope_cases(std::string_view input_class, DType dtype);
+std::vector<Case> rope_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

@@ -2,7 +2,6 @@
 // golden::silu_mul.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 #include "golden/cases.h"
@@ -10,9 +9,9 @@
 
 namespace npukit::golden {
 
-// The cases of one of input_classes() for gate_up of `dtype` (float16 and float32 get their
-// own overflow cases; float64 uses float32's). Integer dtypes: empty. Unknown class:
-// std::invalid_argument. Drawn from case_seed("silu_mul/<class>/<stream>", i, chunk).
+// The cases of one input class for gate_up of `dtype` (float16 and float32 get their own
+// overflow cases; float64 uses float32's). Integer dtypes: empty. Drawn from
+// case_seed("silu_mul/<class>/<stream>", i, chunk) (golden/case_builder.h).
 //
 // Dims "tokens", "halves" (always 2), "ffn"; input "gate_up" [tokens, 2, ffn]. Unless a
 // case says otherwise the gate is N(0, 3²) (both sides of silu's bend) and up is N(0, 1).
@@ -27,6 +26,6 @@ namespace npukit::golden {
 //   nan_inf:  NaN in the gate and in up; gates of +Inf and -Inf against finite ups, zero
 //             ups and Inf ups; Inf ups against zero gates (silu(0) · Inf = NaN).
 //   shape:    odd ffn 1, 3, 31, 33, 127, 129, 1000, 4097, 11008 with tokens 1 ... 64.
-std::vector<Case> silu_mul_cases(std::string_view input_class, DType dtype);
+std::vector<Case> silu_mul_cases(InputClass input_class, DType dtype);
 
 }  // namespace npukit::golden

@@ -9,6 +9,7 @@ include(GoogleTest)
 add_executable(golden_test
   ${CMAKE_CURRENT_LIST_DIR}/golden_add_rms_norm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_attention_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_case_builder_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_int8_gemm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp

@@ -38,7 +38,7 @@ RowFacts facts_of(const std::vector<Case>& cases) {
 
 TEST(GoldenPerTokenQuantCases, DeterministicAndWellFormed) {
   for (DType t : {DType::float32, DType::float16}) {
-    for (const std::string& cls : input_classes()) {
+    for (InputClass cls : all_input_classes()) {
       SCOPED_TRACE(cls);
       const std::vector<Case> a = per_token_quant_cases(cls, t);
       expect_same_cases(a, per_token_quant_cases(cls, t));
@@ -55,21 +55,20 @@ TEST(GoldenPerTokenQuantCases, DeterministicAndWellFormed) {
       EXPECT_LE(elements, 8 << 20);
     }
   }
-  EXPECT_TRUE(per_token_quant_cases("normal", DType::int8).empty());
-  EXPECT_THROW(per_token_quant_cases("bogus", DType::float32), std::invalid_argument);
+  EXPECT_TRUE(per_token_quant_cases(InputClass::normal, DType::int8).empty());
 }
 
 TEST(GoldenPerTokenQuantCases, ClassesReachEveryBranchOfTheContract) {
   for (DType t : {DType::float32, DType::float16}) {
     SCOPED_TRACE(dtype_name(t));
-    EXPECT_GE(facts_of(per_token_quant_cases("boundary", t)).zero_scale, 1);  // the zero row
-    EXPECT_GE(facts_of(per_token_quant_cases("nan_inf", t)).nan_scale, 4);
-    EXPECT_EQ(facts_of(per_token_quant_cases("normal", t)).nan_scale, 0);
-    EXPECT_TRUE(contains_all(dim_values(per_token_quant_cases("shape", t), "K"), {1, 3, 31, 33, 127, 129, 4097, 8191}));
-    EXPECT_TRUE(contains_all(dim_values(per_token_quant_cases("boundary", t), "K"), {1, 16, 17, 64, 65, 4096, 4097}));
+    EXPECT_GE(facts_of(per_token_quant_cases(InputClass::boundary, t)).zero_scale, 1);  // the zero row
+    EXPECT_GE(facts_of(per_token_quant_cases(InputClass::nan_inf, t)).nan_scale, 4);
+    EXPECT_EQ(facts_of(per_token_quant_cases(InputClass::normal, t)).nan_scale, 0);
+    EXPECT_TRUE(contains_all(dim_values(per_token_quant_cases(InputClass::shape, t), "K"), {1, 3, 31, 33, 127, 129, 4097, 8191}));
+    EXPECT_TRUE(contains_all(dim_values(per_token_quant_cases(InputClass::boundary, t), "K"), {1, 16, 17, 64, 65, 4096, 4097}));
   }
   // fp32 rows of subnormals: the scale underflows to 0 on at least one of them.
-  EXPECT_GE(facts_of(per_token_quant_cases("overflow", DType::float32)).zero_scale, 1);
+  EXPECT_GE(facts_of(per_token_quant_cases(InputClass::overflow, DType::float32)).zero_scale, 1);
 }
 
 }  // namespace

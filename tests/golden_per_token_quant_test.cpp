@@ -88,7 +88,7 @@ TEST(GoldenPerTokenQuant, ProjectRejectsNonInt8WeightsAndBadScales) {
 // scale applied along the wrong axis or a lost zero point would be off by far more.
 TEST(GoldenQkvAttention, Int8IsTheFloatOpUpToActivationQuantization) {
   int checked = 0;
-  for (const Case& c : qkv_attention_cases("normal", DType::float32)) {
+  for (const Case& c : qkv_attention_cases(InputClass::normal, DType::float32)) {
     if (!c.inputs.count("w_qkv_scale")) continue;
     Case f = c;
     for (const char* w : {"w_qkv", "w_o"}) {
