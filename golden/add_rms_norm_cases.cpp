@@ -1,4 +1,4 @@
-#include "golden/add_rms_norm_cases.h"
+#include "golden/add_rms_norm.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "golden/attention_cases.h"
+#include "golden/attention.h"
 
 #include <algorithm>
 #include <cmath>

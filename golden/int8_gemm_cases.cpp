@@ -1,4 +1,4 @@
-#include "golden/int8_gemm_cases.h"
+#include "golden/int8_gemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,6 @@
 
 #include "golden/case_builder.h"
 #include "golden/half.h"
-#include "golden/int8_gemm.h"
 #include "golden/requantize.h"
 
 namespace npukit::golden {

@@ -1,4 +1,4 @@
-#include "golden/per_token_quant_cases.h"
+#include "golden/per_token_quant.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "golden/rms_norm_cases.h"
+#include "golden/rms_norm.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "golden/rope_cases.h"
+#include "golden/rope.h"
 
 #include <initializer_list>
 #include <string>
@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "golden/case_builder.h"
-#include "golden/rope.h"
 #include "golden/seed.h"
 
 namespace npukit::golden {

@@ -1,4 +1,4 @@
-#include "golden/silu_mul_cases.h"
+#include "golden/silu_mul.h"
 
 #include <utility>
 

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "golden/add_rms_norm.h"
-#include "golden/add_rms_norm_cases.h"
 #include "golden/half.h"
 #include "golden/rms_norm.h"
 #include "tests/golden_case_checks.h"

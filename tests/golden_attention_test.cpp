@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "golden/attention.h"
-#include "golden/attention_cases.h"
 #include "golden/half.h"
 #include "golden/rope.h"
 #include "tests/golden_case_checks.h"

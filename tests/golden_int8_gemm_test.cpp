@@ -14,7 +14,6 @@
 
 #include "golden/half.h"
 #include "golden/int8_gemm.h"
-#include "golden/int8_gemm_cases.h"
 #include "golden/requantize.h"
 #include "golden/seed.h"
 #include "tests/golden_case_checks.h"

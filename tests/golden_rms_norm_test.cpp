@@ -11,7 +11,6 @@
 
 #include "golden/half.h"
 #include "golden/rms_norm.h"
-#include "golden/rms_norm_cases.h"
 #include "tests/golden_case_checks.h"
 
 namespace npukit::golden {

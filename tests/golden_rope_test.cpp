@@ -13,7 +13,6 @@
 
 #include "golden/half.h"
 #include "golden/rope.h"
-#include "golden/rope_cases.h"
 #include "tests/golden_case_checks.h"
 
 namespace npukit::golden {

@@ -6,7 +6,6 @@
 #include <limits>
 
 #include "golden/silu_mul.h"
-#include "golden/silu_mul_cases.h"
 #include "tests/golden_case_checks.h"
 
 namespace npukit::golden {

@@ -1,6 +1,6 @@
 // What the gate needs of an op beyond its registry entry: golden cases, reference,
-// tolerances and NaN/Inf contract (tools/gate/hooks/<op>.cpp), keyed by op name, so that
-// the registry and libnpukit.so carry no golden code.
+// tolerances and NaN/Inf contract (tools/gate/hooks/<op>.cpp, `GateHooks <op>_gate_hooks()`),
+// keyed by op name, so that the registry and libnpukit.so carry no golden code.
 #pragma once
 
 #include <functional>
