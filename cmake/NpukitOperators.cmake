@@ -31,10 +31,38 @@ function(npukit_operator OP)
   endif ()
 endfunction()
 
+# npukit_add_kernel(<kernel> GENERATOR <generator> [TIERS <tier>...] [PARAMS <k=v>...]): the
+# kernel's CPU tiers (npukit_add_cpu_kernel) and its GPU variants (npukit_add_gpu_kernel),
+# from the same Generator and parameters.
+function(npukit_add_kernel KERNEL)
+  cmake_parse_arguments(ARG "" "GENERATOR" "TIERS;PARAMS" ${ARGN})
+  set(tiers "")
+  if (ARG_TIERS)
+    set(tiers TIERS ${ARG_TIERS})
+  endif ()
+  npukit_add_cpu_kernel(${KERNEL} GENERATOR ${ARG_GENERATOR} ${tiers} PARAMS ${ARG_PARAMS})
+  npukit_add_gpu_kernel(${KERNEL} GENERATOR ${ARG_GENERATOR} PARAMS ${ARG_PARAMS})
+endfunction()
+
 # npukit_operators(<var>): every declared op, in declaration order.
 function(npukit_operators OUT)
   get_property(ops GLOBAL PROPERTY NPUKIT_OPERATORS)
   set(${OUT} ${ops} PARENT_SCOPE)
+endfunction()
+
+# npukit_operators_having(<var> <path>): the declared ops that have the source-relative file
+# <path>, in which <op> stands for the op's name (e.g. schedules/npu/<op>.cpp).
+function(npukit_operators_having OUT PATTERN)
+  npukit_operators(ops)
+  set(having "")
+  foreach (op IN LISTS ops)
+    string(REPLACE "<op>" ${op} rel ${PATTERN})
+    npukit_op_files(hit ${rel})
+    if (hit)
+      list(APPEND having ${op})
+    endif ()
+  endforeach ()
+  set(${OUT} ${having} PARENT_SCOPE)
 endfunction()
 
 # npukit_op_files(<var> <path>...): the absolute paths of those of the source-relative paths

@@ -13,12 +13,9 @@ add_executable(golden_test
   ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp
 )
-npukit_operators(_ops)
-foreach (op IN LISTS _ops)
-  npukit_op_files(_test tests/golden_${op}_test.cpp)
-  if (_test)
-    target_sources(golden_test PRIVATE ${_test})
-  endif ()
+npukit_operators_having(_golden_tested tests/golden_<op>_test.cpp)
+foreach (op IN LISTS _golden_tested)
+  target_sources(golden_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/golden_${op}_test.cpp)
 endforeach ()
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")

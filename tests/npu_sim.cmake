@@ -21,14 +21,7 @@ foreach(npu_test npu_analysis_test npu_walk_merge_test npu_bad_schedules_test np
   gtest_discover_tests(${npu_test} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endforeach()
 # The declared operators that have an NPU schedule, for the registry test's completeness check.
-set(_npu_ops "")
-npukit_operators(_ops)
-foreach (op IN LISTS _ops)
-  npukit_op_files(_npu schedules/npu/${op}.cpp)
-  if (_npu)
-    list(APPEND _npu_ops ${op})
-  endif ()
-endforeach ()
+npukit_operators_having(_npu_ops schedules/npu/<op>.cpp)
 list(JOIN _npu_ops "," _npu_names)
 target_compile_definitions(npu_schedule_registry_test PRIVATE NPUKIT_NPU_OPERATOR_NAMES="${_npu_names}")
 
