@@ -33,7 +33,7 @@ struct Row {
   TensorView vx{x.data(), DType::float32, {1, kHidden}, {}}, vw{w.data(), DType::float32, {kHidden}, {}},
       vy{y.data(), DType::float32, {1, kHidden}, {}};
   HalideBuffer bx{vx}, bw{vw}, by{vy};
-  decltype(kernels::rms_norm_f32[0]) kernel = pick_cpu_variant(kernels::rms_norm_f32, "rms_norm_f32", "");
+  decltype(kernels::rms_norm_f32.tiers[0]) kernel = pick_cpu_variant(kernels::rms_norm_f32, "");
 
   Row() {
     for (int64_t i = 0; i < kHidden; ++i) x[i] = 0.001f * static_cast<float>(i % 1000) - 0.5f;

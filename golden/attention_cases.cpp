@@ -1,22 +1,19 @@
-#include "golden/attention_cases.h"
+#include "golden/attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "golden/case_builder.h"
 #include "golden/half.h"
 #include "golden/rope.h"
 
 namespace npukit::golden {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
 constexpr RopeStyle kInterleaved = RopeStyle::interleaved;
 constexpr RopeStyle kHalf = RopeStyle::half;
 // Garbage in cache rows a kernel must not read: far from N(0, 1), finite in fp16.
@@ -26,59 +23,15 @@ std::string range_text(int64_t lo, int64_t hi) {
   return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
 }
 
-// What both generators share: per-case streams and edits of a tensor's elements whose index
-// along one axis lies in [lo, hi) (every other axis in full), with values rounded to the
-// tensor's dtype.
-class Builder {
+// What both generators share beyond CaseBuilder: the causal mask and the garbage in cache
+// rows that must not be read.
+class Builder : public CaseBuilder {
  public:
-  Builder(std::string_view op, std::string_view cls, DType dtype)
-      : prefix_(std::string(op) + "/" + std::string(cls) + "/"), dtype_(dtype) {}
-
-  void note(const std::string& text) { back().name += " " + text; }
-
-  // tensor[..., i_axis in [lo, hi), ...] ·= factor
-  void scale(const std::string& tensor, double factor, int axis = 0, int64_t lo = 0,
-             int64_t hi = kAll) {
-    Array& a = input(tensor);
-    for_region(a, axis, lo, hi,
-               [&](size_t k) { a.values[k] = round_to_dtype(a.values[k] * factor, a.dtype); });
-  }
-
-  // ±U[mag_lo, mag_hi], each sign a fair coin, drawn for the whole tensor from the streams
-  // "<tensor>_magnitude" and "<tensor>_sign" and kept inside the region.
-  void signed_uniform(const std::string& tensor, double mag_lo, double mag_hi, int axis = 0,
-                      int64_t lo = 0, int64_t hi = kAll) {
-    Array& a = input(tensor);
-    const Array mag = make_uniform(stream(tensor + "_magnitude"), last(), a.dtype, a.shape,
-                                   mag_lo, mag_hi);
-    const Array sign = make_integers(stream(tensor + "_sign"), last(), a.dtype, a.shape, 0, 1);
-    for_region(a, axis, lo, hi, [&](size_t k) {
-      a.values[k] = sign.values[k] != 0 ? -mag.values[k] : mag.values[k];
-    });
-  }
-
-  void fill(const std::string& tensor, double v, int axis = 0, int64_t lo = 0,
-            int64_t hi = kAll) {
-    Array& a = input(tensor);
-    for_region(a, axis, lo, hi, [&](size_t k) { a.values[k] = round_to_dtype(v, a.dtype); });
-  }
-
-  // One element of a 3-D tensor.
-  void set(const std::string& tensor, int64_t i0, int64_t i1, int64_t i2, double v) {
-    Array& a = input(tensor);
-    a.values.at(static_cast<size_t>((i0 * a.shape.at(1) + i1) * a.shape.at(2) + i2)) =
-        round_to_dtype(v, a.dtype);
-  }
-
-  // One element of a 2-D tensor.
-  void set2(const std::string& tensor, int64_t i0, int64_t i1, double v) {
-    Array& a = input(tensor);
-    a.values.at(static_cast<size_t>(i0 * a.shape.at(1) + i1)) = round_to_dtype(v, a.dtype);
-  }
+  using CaseBuilder::CaseBuilder;
 
   // mask[t_lo..t_hi), j_lo..j_hi)] = −Inf; the mask (all 0) is created on first use.
   void mask_block(int64_t t_lo, int64_t t_hi, int64_t j_lo, int64_t j_hi) {
-    Case& c = back();
+    Case& c = last();
     const int64_t T = c.dims.at("T"), S = c.dims.at("S_max");
     if (!c.inputs.count("mask")) c.inputs["mask"] = make_constant(DType::float32, {T, S}, 0);
     Array& m = c.inputs["mask"];
@@ -87,43 +40,11 @@ class Builder {
     }
   }
 
-  std::vector<Case> take() { return std::move(cases_); }
-
  protected:
-  Case& back() { return cases_.back(); }
-  Array& input(const std::string& tensor) { return back().inputs.at(tensor); }
-  std::string stream(const std::string& tensor) const { return prefix_ + tensor; }
-  uint64_t last() const { return cases_.size() - 1; }
-  uint64_t next() const { return cases_.size(); }
-  DType dtype() const { return dtype_; }
-  void push(Case c) { cases_.push_back(std::move(c)); }
-  std::vector<Case>& all() { return cases_; }
-
   // Garbage in the cache rows [lo, S_max) of both caches.
   void garbage_from(int64_t lo) {
-    for (const char* name : {"k_cache", "v_cache"}) {
-      signed_uniform(name, kGarbageLo, kGarbageHi, 1, lo, kAll);
-    }
+    for (const char* name : {"k_cache", "v_cache"}) signed_uniform(name, kGarbageLo, kGarbageHi, {1, lo, kAll});
   }
-
-  template <typename F>
-  static void for_region(const Array& a, int axis, int64_t lo, int64_t hi, F f) {
-    int64_t outer = 1, inner = 1;
-    for (int k = 0; k < axis; ++k) outer *= a.shape.at(static_cast<size_t>(k));
-    for (size_t k = static_cast<size_t>(axis) + 1; k < a.shape.size(); ++k) inner *= a.shape[k];
-    const int64_t n = a.shape.at(static_cast<size_t>(axis));
-    hi = std::min(hi, n);
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = std::max<int64_t>(lo, 0); i < hi; ++i) {
-        for (int64_t k = 0; k < inner; ++k) f(static_cast<size_t>((o * n + i) * inner + k));
-      }
-    }
-  }
-
- private:
-  std::string prefix_;
-  DType dtype_;
-  std::vector<Case> cases_;
 };
 
 // --- the attention op ---
@@ -135,18 +56,14 @@ class CoreBuilder : public Builder {
   // q, k, v ~ N(0, 1), garbage past the largest position.
   void add(int64_t T, int64_t Hq, int64_t Hkv, int64_t Dh, int64_t S_max,
            std::vector<int64_t> positions, const std::string& pos_text) {
-    Case c;
-    c.name = "t=" + std::to_string(T) + " hq=" + std::to_string(Hq) +
-             " hkv=" + std::to_string(Hkv) + " dh=" + std::to_string(Dh) +
-             " s=" + std::to_string(S_max) + " pos=" + pos_text;
-    c.dims = {{"T", T}, {"Hq", Hq}, {"Hkv", Hkv}, {"Dh", Dh}, {"S_max", S_max}};
-    const uint64_t i = next();
-    c.inputs["q"] = make_normal(stream("q"), i, dtype(), {T, Hq, Dh}, 0, 1);
-    c.inputs["k_cache"] = make_normal(stream("k_cache"), i, dtype(), {Hkv, S_max, Dh}, 0, 1);
-    c.inputs["v_cache"] = make_normal(stream("v_cache"), i, dtype(), {Hkv, S_max, Dh}, 0, 1);
+    Case& c = CaseBuilder::add(
+        sizes_text({{"t", T}, {"hq", Hq}, {"hkv", Hkv}, {"dh", Dh}, {"s", S_max}}) + " pos=" + pos_text,
+        {{"T", T}, {"Hq", Hq}, {"Hkv", Hkv}, {"Dh", Dh}, {"S_max", S_max}});
+    c.inputs["q"] = normal("q", {T, Hq, Dh}, 0, 1);
+    c.inputs["k_cache"] = normal("k_cache", {Hkv, S_max, Dh}, 0, 1);
+    c.inputs["v_cache"] = normal("v_cache", {Hkv, S_max, Dh}, 0, 1);
     Array& p = c.inputs["positions"] = make_constant(DType::int32, {T}, 0);
     for (size_t k = 0; k < positions.size(); ++k) p.values.at(k) = static_cast<double>(positions[k]);
-    push(std::move(c));
     garbage_from(*std::max_element(positions.begin(), positions.end()) + 1);
   }
 
@@ -166,7 +83,8 @@ class CoreBuilder : public Builder {
 
   // Positions uniform in [0, S_max), drawn independently (repeats allowed).
   void add_random(int64_t T, int64_t Hq, int64_t Hkv, int64_t Dh, int64_t S_max) {
-    const Array r = make_integers(stream("positions"), next(), DType::int32, {T}, 0, S_max - 1);
+    // Drawn for the case about to be added, before add() appends it.
+    const Array r = make_integers(stream("positions"), all().size(), DType::int32, {T}, 0, S_max - 1);
     std::vector<int64_t> p;
     for (double v : r.values) p.push_back(static_cast<int64_t>(v));
     add(T, Hq, Hkv, Dh, S_max, p, "~U[0," + std::to_string(S_max - 1) + "]");
@@ -199,25 +117,25 @@ void core_overflow(CoreBuilder& b) {
   // Logits with a spread of ~16 (×4 on q and on k): most exceed fp16's exp range 11.09.
   b.add_run(4, 8, 2, 128, 512, 508);
   b.scale("q", 4);
-  b.scale("k_cache", 4, 1, 0, 512);
+  b.scale("k_cache", 4, {1, 0, 512});
   b.note("q,k x4");
   // Logits of ~1e4: beyond the exp range of fp32 (88.7) and of double (709.8).
   b.add_list(4, 1, 64, 256, {200, 255});
   b.signed_uniform("q", 100, 250);
-  b.signed_uniform("k_cache", 100, 250, 1, 0, 256);
+  b.signed_uniform("k_cache", 100, 250, {1, 0, 256});
   b.note("|q|,|k|~U[100,250]");
   // Values at the top of fp16: o is a convex combination of them, so |o| <= 65504.
   b.add_run(4, 8, 2, 128, 1024, 1000);
-  b.signed_uniform("v_cache", 6e4, 65504, 1, 0, 1004);
+  b.signed_uniform("v_cache", 6e4, 65504, {1, 0, 1004});
   b.note("|v|~U[6e4,65504]");
   b.add_run(3, 4, 4, 64, 300, 200);
   b.scale("q", 4);
-  b.scale("k_cache", 4, 1, 0, 203);
-  b.fill("v_cache", 65504, 1, 0, 203);
+  b.scale("k_cache", 4, {1, 0, 203});
+  b.fill("v_cache", 65504, {1, 0, 203});
   b.note("q,k x4 v=65504");
   // q·k itself far past fp16's max (an fp16 accumulator overflows; fp32 does not).
   b.add_run(2, 4, 2, 128, 128, 100);
-  b.signed_uniform("k_cache", 6e4, 65504, 1, 0, 102);
+  b.signed_uniform("k_cache", 6e4, 65504, {1, 0, 102});
   b.note("|k|~U[6e4,65504]");
 }
 
@@ -225,42 +143,42 @@ void core_nan_inf(CoreBuilder& b) {
   // Not yet written: past positions 103 nothing is read.
   b.add_run(4, 8, 2, 64, 256, 100);
   b.note("nan/inf past pos");
-  b.set("k_cache", 0, 104, 0, kNaN);
-  b.set("v_cache", 1, 104, 5, kNaN);
-  b.set("k_cache", 1, 150, 3, kInf);
-  b.set("v_cache", 0, 200, 63, -kInf);
-  b.set("k_cache", 1, 255, 10, -kInf);
+  b.set("k_cache", {0, 104, 0}, kNaN);
+  b.set("v_cache", {1, 104, 5}, kNaN);
+  b.set("k_cache", {1, 150, 3}, kInf);
+  b.set("v_cache", {0, 200, 63}, -kInf);
+  b.set("k_cache", {1, 255, 10}, -kInf);
   b.add_list(8, 2, 128, 1024, {700});
-  b.fill("k_cache", kNaN, 1, 701);
-  b.fill("v_cache", kNaN, 1, 701);
+  b.fill("k_cache", kNaN, {1, 701});
+  b.fill("v_cache", kNaN, {1, 701});
   b.note("all nan past pos");
   // Masked-out rows inside the causal range.
   b.add_run(4, 8, 2, 64, 256, 100);
   b.mask_block(0, kAll, 20, 40);
-  b.fill("k_cache", kNaN, 1, 20, 30);
-  b.fill("v_cache", kInf, 1, 25, 35);
-  b.fill("k_cache", -kInf, 1, 35, 40);
+  b.fill("k_cache", kNaN, {1, 20, 30});
+  b.fill("v_cache", kInf, {1, 25, 35});
+  b.fill("k_cache", -kInf, {1, 35, 40});
   b.note("mask 20..39 nan/inf there");
   // Live: a NaN in k of kv head 1 (heads 4..7 all NaN), in v of kv head 0 at dim 5 (that
   // element of heads 0..3 NaN), +Inf in v of kv head 0 at dim 7.
   b.add_run(4, 8, 2, 64, 256, 100);
-  b.set("k_cache", 1, 50, 3, kNaN);
-  b.set("v_cache", 0, 10, 5, kNaN);
-  b.set("v_cache", 0, 30, 7, kInf);
+  b.set("k_cache", {1, 50, 3}, kNaN);
+  b.set("v_cache", {0, 10, 5}, kNaN);
+  b.set("v_cache", {0, 30, 7}, kInf);
   b.note("live nan k h1 j50, nan v h0 j10 d5, inf v h0 j30 d7");
   // Live only for the later queries of the chunk: queries at 100, 101 stay finite.
   b.add_run(4, 4, 1, 64, 128, 100);
-  b.set("k_cache", 0, 102, 9, kNaN);
+  b.set("k_cache", {0, 102, 9}, kNaN);
   b.note("nan k j102");
   // Fully masked rows (t = 1 entirely, t = 2 up to its own position) give 0.
   b.add_run(4, 4, 2, 64, 128, 60);
   b.mask_block(1, 2, 0, kAll);
   b.mask_block(2, 3, 0, 63);
-  b.fill("k_cache", kNaN, 1, 64);
+  b.fill("k_cache", kNaN, {1, 64});
   b.note("rows 1,2 fully masked");
   b.add_list(2, 1, 128, 16, {0});
   b.mask_block(0, 1, 0, 1);
-  b.set("k_cache", 0, 0, 0, kNaN);
+  b.set("k_cache", {0, 0, 0}, kNaN);
   b.note("masked only row nan");
 }
 
@@ -284,42 +202,37 @@ class FusedBuilder : public Builder {
 
   void add(int64_t T, int64_t D, int64_t Hq, int64_t Hkv, int64_t Dh, int64_t S_max,
            int64_t pos, RopeStyle style, double theta = 10000) {
-    Case c;
-    c.name = "t=" + std::to_string(T) + " d=" + std::to_string(D) +
-             " hq=" + std::to_string(Hq) + " hkv=" + std::to_string(Hkv) +
-             " dh=" + std::to_string(Dh) + " s=" + std::to_string(S_max) +
-             " pos=" + std::to_string(pos) + " " + std::string(rope_style_name(style));
-    if (theta != 10000) c.name += " theta=" + std::to_string(static_cast<int64_t>(theta));
     const int64_t qkv = (Hq + 2 * Hkv) * Dh, hqdh = Hq * Dh;
-    c.dims = {{"T", T},     {"D", D},          {"S_max", S_max}, {"Hq", Hq},
-              {"Hkv", Hkv}, {"Dh", Dh},        {"QKV", qkv},     {"HqDh", hqdh}};
-    c.params = {{"pos", std::to_string(pos)},
-                {"heads", std::to_string(Hq)},
-                {"kv_heads", std::to_string(Hkv)},
-                {"head_dim", std::to_string(Dh)},
-                {"theta", number_text(theta)},
-                {"style", std::string(rope_style_name(style))}};
-    const uint64_t i = next();
+    Case& c = CaseBuilder::add(
+        sizes_text({{"t", T}, {"d", D}, {"hq", Hq}, {"hkv", Hkv}, {"dh", Dh}, {"s", S_max}, {"pos", pos}}) + " " +
+            std::string(rope_style_name(style)),
+        {{"T", T}, {"D", D}, {"S_max", S_max}, {"Hq", Hq}, {"Hkv", Hkv}, {"Dh", Dh}, {"QKV", qkv}, {"HqDh", hqdh}},
+        {{"pos", std::to_string(pos)},
+         {"heads", std::to_string(Hq)},
+         {"kv_heads", std::to_string(Hkv)},
+         {"head_dim", std::to_string(Dh)},
+         {"theta", number_text(theta)},
+         {"style", std::string(rope_style_name(style))}});
+    if (theta != 10000) note("theta=" + std::to_string(static_cast<int64_t>(theta)));
     const auto sd = [](int64_t n) { return 1 / std::sqrt(static_cast<double>(n)); };
-    c.inputs["x"] = make_normal(stream("x"), i, dtype(), {T, D}, 0, 1);
-    c.inputs["w_qkv"] = make_normal(stream("w_qkv"), i, dtype(), {qkv, D}, 0, sd(D));
-    c.inputs["w_o"] = make_normal(stream("w_o"), i, dtype(), {D, hqdh}, 0, sd(hqdh));
-    c.inputs["k_cache"] = make_normal(stream("k_cache"), i, dtype(), {Hkv, S_max, Dh}, 0, 1);
-    c.inputs["v_cache"] = make_normal(stream("v_cache"), i, dtype(), {Hkv, S_max, Dh}, 0, 1);
-    push(std::move(c));
+    c.inputs["x"] = normal("x", {T, D}, 0, 1);
+    c.inputs["w_qkv"] = normal("w_qkv", {qkv, D}, 0, sd(D));
+    c.inputs["w_o"] = normal("w_o", {D, hqdh}, 0, sd(hqdh));
+    c.inputs["k_cache"] = normal("k_cache", {Hkv, S_max, Dh}, 0, 1);
+    c.inputs["v_cache"] = normal("v_cache", {Hkv, S_max, Dh}, 0, 1);
     garbage_from(pos);
   }
 
   // Rows of w_qkv that make q and k (the first (Hq + Hkv)·Dh), and the old k (< pos), ×f.
   void scale_logits(double f) {
-    const Case& c = back();
+    const Case& c = last();
     const int64_t qk_rows = (c.dims.at("Hq") + c.dims.at("Hkv")) * c.dims.at("Dh");
-    scale("w_qkv", f, 0, 0, qk_rows);
-    scale("k_cache", f, 1, 0, pos());
+    scale("w_qkv", f, rows(0, qk_rows));
+    scale("k_cache", f, {1, 0, pos()});
     note("q,k x" + number_text(f));
   }
 
-  int64_t pos() { return std::stoll(back().params.at("pos")); }
+  int64_t pos() { return std::stoll(last().params.at("pos")); }
 
   // The weight-dtype axis: case i's float weights (after its edits) become int8 weights with
   // per-output-channel scales, as a framework quantizes a checkpoint. Row n of w_qkv and w_o
@@ -336,7 +249,7 @@ class FusedBuilder : public Builder {
     quantize(c, "w_o", i, [&](int64_t) { return span_o; });
     c.name = "w=int8 " + c.name;
   }
-  void to_int8(double span_qk, double span_v, double span_o) { to_int8(last(), span_qk, span_v, span_o); }
+  void to_int8(double span_qk, double span_v, double span_o) { to_int8(index(), span_qk, span_v, span_o); }
   void all_to_int8(double span_qk, double span_v, double span_o) {
     for (size_t i = 0; i < all().size(); ++i) to_int8(i, span_qk, span_v, span_o);
   }
@@ -391,40 +304,40 @@ void fused_overflow(FusedBuilder& b) {
   b.scale_logits(16);
   // The old v at the top of fp16; w_o ×0.1 keeps y (~0.1·|v|) finite in fp16.
   b.add(2, 256, 4, 1, 128, 512, 500, kHalf);
-  b.signed_uniform("v_cache", 6e4, 65504, 1, 0, 500);
+  b.signed_uniform("v_cache", 6e4, 65504, {1, 0, 500});
   b.scale("w_o", 0.1);
   b.note("|v|~U[6e4,65504] w_o x0.1");
   b.add(2, 256, 2, 2, 64, 128, 100, kInterleaved, 500000);
-  b.signed_uniform("k_cache", 6e4, 65504, 1, 0, 100);
+  b.signed_uniform("k_cache", 6e4, 65504, {1, 0, 100});
   b.note("|k|~U[6e4,65504]");
 }
 
 void fused_nan_inf(FusedBuilder& b) {
   // pos ... pos+T−1 are overwritten before they are read; beyond is never read.
   b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
-  b.fill("k_cache", kNaN, 1, 60);
-  b.fill("v_cache", kNaN, 1, 60);
+  b.fill("k_cache", kNaN, {1, 60});
+  b.fill("v_cache", kNaN, {1, 60});
   b.note("nan at j>=pos");
   b.add(1, 256, 4, 1, 64, 256, 100, kInterleaved);
-  b.fill("k_cache", kInf, 1, 100, 101);
-  b.fill("v_cache", -kInf, 1, 100, 101);
-  b.set("k_cache", 0, 200, 1, kNaN);
-  b.set("v_cache", 0, 255, 63, kInf);
+  b.fill("k_cache", kInf, {1, 100, 101});
+  b.fill("v_cache", -kInf, {1, 100, 101});
+  b.set("k_cache", {0, 200, 1}, kNaN);
+  b.set("v_cache", {0, 255, 63}, kInf);
   b.note("inf at j=pos, nan/inf past");
   // Masked-out old rows.
   b.add(4, 256, 4, 2, 64, 128, 60, kInterleaved);
   b.mask_block(0, kAll, 10, 20);
-  b.fill("k_cache", kNaN, 1, 10, 15);
-  b.fill("v_cache", kInf, 1, 15, 20);
+  b.fill("k_cache", kNaN, {1, 10, 15});
+  b.fill("v_cache", kInf, {1, 15, 20});
   b.note("mask 10..19 nan/inf there");
   // A live NaN in an old k row of kv head 1: heads 2, 3 of every query are NaN, so all of y.
   b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
-  b.set("k_cache", 1, 30, 7, kNaN);
+  b.set("k_cache", {1, 30, 7}, kNaN);
   b.note("live nan k h1 j30");
   // Fully masked row 2 gives y[2, :] = 0.
   b.add(4, 256, 4, 2, 64, 128, 60, kInterleaved);
   b.mask_block(2, 3, 0, kAll);
-  b.fill("k_cache", kNaN, 1, 64);
+  b.fill("k_cache", kNaN, {1, 64});
   b.note("row 2 fully masked");
 }
 
@@ -439,18 +352,18 @@ void fused_shape(FusedBuilder& b) {
 
 // Cases that only the int8-weight path has: quantization edge cases on the activations
 // and weights, each turned to int8 (with its own scale spans) before any int8 edit.
-void fused_int8_extras(FusedBuilder& b, std::string_view cls) {
-  if (cls == "normal") {
+void fused_int8_extras(FusedBuilder& b) {
+  if (b.input_class() == InputClass::normal) {
     // A zero token: its scale is 0, its q, k and v exactly 0 (a 0 row in the cache).
     b.add(8, 256, 4, 2, 64, 128, 40, kHalf);
-    b.fill("x", 0.0, 0, 3, 4);
+    b.fill("x", 0.0, {0, 3, 4});
     b.note("x row 3 = 0");
     b.to_int8(0.5, 1.5, 1.5);
     // Fp16 x rounds to exact multiples of s more often; chunk over a GQA 4:1 layer.
     b.add(16, 512, 8, 2, 64, 256, 200, kInterleaved);
     b.to_int8(0.5, 1.5, 1.5);
   }
-  if (cls == "boundary") {
+  if (b.input_class() == InputClass::boundary) {
     // Per-channel scales spanning six orders of magnitude on v and w_o.
     b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
     b.to_int8(0.5, 3, 1);
@@ -458,64 +371,54 @@ void fused_int8_extras(FusedBuilder& b, std::string_view cls) {
     // The int8 minimum −128 (never produced by symmetric quantization, still valid input).
     b.add(2, 256, 4, 1, 64, 64, 10, kInterleaved);
     b.to_int8(0, 0, 0);
-    b.fill("w_qkv", -128, 0, 0, 64);
-    b.fill("w_o", -128, 0, 0, 1);
+    b.fill("w_qkv", -128, {0, 0, 64});
+    b.fill("w_o", -128, {0, 0, 1});
     b.note("w=-128 rows");
     // One token in a chunk is all zeros and one holds a single nonzero value.
     b.add(4, 512, 8, 2, 64, 64, 0, kHalf);
-    b.fill("x", 0.0, 0, 1, 2);
-    b.fill("x", 0.0, 0, 2, 3);
-    b.set2("x", 2, 7, 3.0);
+    b.fill("x", 0.0, {0, 1, 2});
+    b.fill("x", 0.0, {0, 2, 3});
+    b.set("x", {2, 7}, 3.0);
     b.to_int8(0, 1, 1);
     b.note("x row 1 = 0, row 2 one-hot");
   }
-  if (cls == "nan_inf") {
+  if (b.input_class() == InputClass::nan_inf) {
     // A NaN in x[1, 5]: token 1's scale is NaN, its q, k, v all NaN; later queries read
     // its k, so y rows 1..3 are NaN and row 0 is finite.
     b.add(4, 256, 4, 2, 64, 128, 60, kHalf);
     b.to_int8(0.5, 1, 1);
-    b.set2("x", 1, 5, kNaN);
+    b.set("x", {1, 5}, kNaN);
     b.note("x[1,5]=nan");
     // +Inf in x[2, 0] and −Inf in x[3, 9] behave the same way.
     b.add(4, 256, 4, 2, 64, 128, 60, kInterleaved);
     b.to_int8(0.5, 1, 1);
-    b.set2("x", 2, 0, kInf);
-    b.set2("x", 3, 9, -kInf);
+    b.set("x", {2, 0}, kInf);
+    b.set("x", {3, 9}, -kInf);
     b.note("x[2,0]=inf x[3,9]=-inf");
   }
 }
 
 }  // namespace
 
-std::vector<Case> attention_cases(std::string_view input_class, DType dtype) {
-  check_input_class("attention", input_class);
+std::vector<Case> attention_cases(InputClass input_class, DType dtype) {
   if (!dtype_is_float(dtype)) return {};
   CoreBuilder b("attention", input_class, dtype);
-  if (input_class == "normal") core_normal(b);
-  if (input_class == "boundary") core_boundary(b);
-  if (input_class == "overflow") core_overflow(b);
-  if (input_class == "nan_inf") core_nan_inf(b);
-  if (input_class == "shape") core_shape(b);
+  build_class<CoreBuilder>(b, {core_normal, core_boundary, core_overflow, core_nan_inf, core_shape});
   return b.take();
 }
 
-std::vector<Case> qkv_attention_cases(std::string_view input_class, DType dtype) {
-  check_input_class("qkv_attention", input_class);
+std::vector<Case> qkv_attention_cases(InputClass input_class, DType dtype) {
   if (!dtype_is_float(dtype)) return {};
   std::vector<Case> cases;
   // The weight-dtype axis: the class's cases with float weights (in `dtype`), then again,
   // from their own streams, with int8 weights, then the int8-only cases.
   for (const bool int8 : {false, true}) {
     FusedBuilder b(int8 ? "qkv_attention_int8" : "qkv_attention", input_class, dtype);
-    if (input_class == "normal") fused_normal(b);
-    if (input_class == "boundary") fused_boundary(b);
-    if (input_class == "overflow") fused_overflow(b);
-    if (input_class == "nan_inf") fused_nan_inf(b);
-    if (input_class == "shape") fused_shape(b);
+    build_class<FusedBuilder>(b, {fused_normal, fused_boundary, fused_overflow, fused_nan_inf, fused_shape});
     if (int8) {
-      fused_int8_extras(b, input_class);
+      fused_int8_extras(b);
       // Logit-scaled and near-65504 cases keep their magnitudes: no channel factors there.
-      const bool overflow = input_class == "overflow";
+      const bool overflow = input_class == InputClass::overflow;
       b.all_to_int8(overflow ? 0 : 0.5, overflow ? 0 : 1.5, overflow ? 0 : 1);
     }
     for (Case& c : b.take()) cases.push_back(std::move(c));

@@ -1,24 +1,21 @@
-#include "golden/int8_gemm_cases.h"
+#include "golden/int8_gemm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "golden/case_builder.h"
 #include "golden/half.h"
-#include "golden/int8_gemm.h"
 #include "golden/requantize.h"
 
 namespace npukit::golden {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kAScales[] = {0.01953125, 0.0234375, 0.015625};  // ~0.02, exact in float
 
 std::optional<Int8GemmOut> out_of(DType t) {
@@ -33,9 +30,9 @@ std::optional<Int8GemmOut> out_of(DType t) {
 
 double to_float(double v) { return round_to_dtype(v, DType::float32); }
 
-class Builder {
+class Builder : public CaseBuilder {
  public:
-  Builder(std::string_view cls, Int8GemmOut out) : cls_(cls), out_(out) {}
+  Builder(InputClass cls, DType out_dtype, Int8GemmOut out) : CaseBuilder("int8_gemm", cls, out_dtype), out_(out) {}
 
   bool int8() const { return out_ == Int8GemmOut::int8; }
   bool float_out() const { return out_ == Int8GemmOut::float32 || out_ == Int8GemmOut::float16; }
@@ -44,99 +41,75 @@ class Builder {
   // Appends a case with the defaults; the helpers below then adjust it and say so in its
   // name.
   void add(int64_t M, int64_t N, int64_t K, int32_t zp, double a_scale = kAScales[0]) {
-    Case c;
-    c.name = "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
-             " zp=" + std::to_string(zp);
-    c.dims = {{"M", M}, {"N", N}, {"K", K}};
-    c.params = {{"a_zero_point", std::to_string(zp)},
-                {"a_scale", number_text(to_float(a_scale))},
-                {"out", std::string(int8_gemm_out_name(out_))},
-                {"out_scale", "1"},
-                {"out_zero_point", "0"},
-                {"rounding", "fixed_point"}};
-    c.inputs["a"] = make_integers(stream("a"), index(), DType::int8, {M, K}, -128, 127);
-    c.inputs["w"] = make_integers(stream("w"), index(), DType::int8, {N, K}, -128, 127);
-    if (out_ != Int8GemmOut::int32) {
-      c.inputs["w_scale"] =
-          make_uniform(stream("w_scale"), index(), DType::float32, {N}, 0.001, 0.01);
-    }
-    cases_.push_back(std::move(c));
+    CaseBuilder::add(sizes_text({{"M", M}, {"N", N}, {"K", K}, {"zp", zp}}), {{"M", M}, {"N", N}, {"K", K}},
+                     {{"a_zero_point", std::to_string(zp)},
+                      {"a_scale", number_text(to_float(a_scale))},
+                      {"out", std::string(int8_gemm_out_name(out_))},
+                      {"out_scale", "1"},
+                      {"out_zero_point", "0"},
+                      {"rounding", "fixed_point"}});
+    last().inputs["a"] = integers("a", DType::int8, {M, K}, -128, 127);
+    last().inputs["w"] = integers("w", DType::int8, {N, K}, -128, 127);
+    if (out_ != Int8GemmOut::int32) last().inputs["w_scale"] = uniform("w_scale", DType::float32, {N}, 0.001, 0.01);
     auto_scale_.push_back(true);
     fixed_point_only_.push_back(false);
   }
 
-  void note(const std::string& text) { last().name += " " + text; }
-
   // a and w of the last case become −128 or 127 only, each a fair coin.
   void extremes() {
     for (const char* t : {"a", "w"}) {
-      Array& x = last().inputs[t];
-      const Array coin = make_integers(stream(std::string(t) + "_extreme"), cases_.size() - 1,
-                                       DType::int8, x.shape, 0, 1);
+      Array& x = input(t);
+      const Array coin = integers(std::string(t) + "_extreme", DType::int8, x.shape, 0, 1);
       for (size_t k = 0; k < x.values.size(); ++k) x.values[k] = coin.values[k] != 0 ? 127 : -128;
     }
     note("a,w=-128|127");
   }
 
-  void a_row(int64_t m, double v) { fill_row("a", m, v); }
-  void w_row(int64_t n, double v) { fill_row("w", n, v); }
+  void a_row(int64_t m, double v) { fill("a", v, row(m)); }
+  void w_row(int64_t n, double v) { fill("w", v, row(n)); }
 
   // w[n, :] alternates v, −v, ... (K even: Σ w = 0, so a constant a row gives acc = 0).
   void w_row_alternating(int64_t n, double v) {
-    Array& w = last().inputs["w"];
-    const int64_t K = w.shape[1];
-    for (int64_t k = 0; k < K; ++k) w.values[static_cast<size_t>(n * K + k)] = k % 2 ? -v : v;
+    const int64_t K = input("w").shape[1];
+    for (int64_t k = 0; k < K; ++k) set("w", {n, k}, k % 2 ? -v : v);
   }
 
   // w[n, :] holds int8 values summing to exactly s: s / K everywhere, one more in magnitude
   // on the first |s mod K| entries.
   void w_row_sum(int64_t n, int64_t s) {
-    Array& w = last().inputs["w"];
-    const int64_t K = w.shape[1], base = s / K, rem = s - base * K;
+    const int64_t K = input("w").shape[1], base = s / K, rem = s - base * K;
     const int64_t step = rem < 0 ? -1 : 1, extra = rem < 0 ? -rem : rem;
     const int64_t top = base + (extra > 0 ? step : 0);
     if (std::max(base, top) > 127 || std::min(base, top) < -128) {
       throw std::logic_error("w_row_sum: " + std::to_string(s) + " is out of reach");
     }
-    for (int64_t k = 0; k < K; ++k) {
-      w.values[static_cast<size_t>(n * K + k)] = static_cast<double>(base + (k < extra ? step : 0));
-    }
+    for (int64_t k = 0; k < K; ++k) set("w", {n, k}, static_cast<double>(base + (k < extra ? step : 0)));
   }
 
   // Per-channel scales, rounded to float (w_scale is a float32 tensor). No-op for int32.
   void w_scales(const std::vector<double>& s) {
     if (out_ == Int8GemmOut::int32) return;
-    Array& ws = last().inputs["w_scale"];
-    if (s.size() != ws.values.size()) throw std::logic_error("w_scales: wrong length");
-    for (size_t n = 0; n < s.size(); ++n) ws.values[n] = round_to_dtype(s[n], DType::float32);
+    if (s.size() != input("w_scale").values.size()) throw std::logic_error("w_scales: wrong length");
+    for (size_t n = 0; n < s.size(); ++n) set("w_scale", {static_cast<int64_t>(n)}, s[n]);
   }
-  void set_w_scale(int64_t n, double v) {
-    last().inputs["w_scale"].values[static_cast<size_t>(n)] = round_to_dtype(v, DType::float32);
-  }
+  void set_w_scale(int64_t n, double v) { set("w_scale", {n}, v); }
 
   // bias ~ U(−1, 1) on the last case (float outputs only; otherwise nothing).
   void bias() {
     if (!float_out()) return;
-    const int64_t N = last().dims.at("N");
-    last().inputs["bias"] =
-        make_uniform(stream("bias"), cases_.size() - 1, DType::float32, {N}, -1, 1);
+    last().inputs["bias"] = uniform("bias", DType::float32, {last().dims.at("N")}, -1, 1);
     note("bias");
   }
-  void set_bias(int64_t n, double v) {
-    last().inputs["bias"].values[static_cast<size_t>(n)] = round_to_dtype(v, DType::float32);
-  }
+  void set_bias(int64_t n, double v) { set("bias", {n}, v); }
 
   // Per-row activation scales a_scales ~ U(lo, hi) on the last case, as per_token_quant
   // gives them (float outputs only; otherwise nothing).
   void a_scales(double lo, double hi) {
     if (!float_out()) return;
-    const int64_t M = last().dims.at("M");
-    last().inputs["a_scales"] = make_uniform(stream("a_scales"), cases_.size() - 1, DType::float32, {M}, lo, hi);
+    last().inputs["a_scales"] = uniform("a_scales", DType::float32, {last().dims.at("M")}, lo, hi);
     note("a_scales");
   }
-  void set_a_scale(int64_t m, double v) {
-    last().inputs["a_scales"].values[static_cast<size_t>(m)] = round_to_dtype(v, DType::float32);
-  }
+  void set_a_scale(int64_t m, double v) { set("a_scales", {m}, v); }
 
   // a_scale as the double v, not rounded to float (add() rounds it).
   void exact_a_scale(double v) { last().params["a_scale"] = number_text(v); }
@@ -157,10 +130,11 @@ class Builder {
   // For int8 output: fits the out_scale left automatic, and returns every case twice, once
   // per rounding mode, on the same data.
   std::vector<Case> take() {
-    if (!int8()) return std::move(cases_);
+    std::vector<Case> cases = CaseBuilder::take();
+    if (!int8()) return cases;
     std::vector<Case> out;
-    for (size_t i = 0; i < cases_.size(); ++i) {
-      Case& c = cases_[i];
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Case& c = cases[i];
       if (auto_scale_[i]) fit_out_scale(c);
       Case f = c;
       c.name += " rounding=fixed_point";
@@ -174,18 +148,6 @@ class Builder {
   }
 
  private:
-  Case& last() { return cases_.back(); }
-  std::string stream(std::string_view tensor) const {
-    return "int8_gemm/" + cls_ + "/" + std::string(tensor);
-  }
-  uint64_t index() const { return cases_.size(); }
-
-  void fill_row(const char* tensor, int64_t row, double v) {
-    Array& x = last().inputs[tensor];
-    const int64_t K = x.shape[1];
-    for (int64_t k = 0; k < K; ++k) x.values[static_cast<size_t>(row * K + k)] = v;
-  }
-
   // out_scale = the 98th percentile of |acc · a_scale · w_scale[n]| / 127, in float.
   static void fit_out_scale(Case& c) {
     const int64_t M = c.dims.at("M"), N = c.dims.at("N"), K = c.dims.at("K");
@@ -207,10 +169,8 @@ class Builder {
     c.params["out_scale"] = number_text(to_float(scale));
   }
 
-  std::string cls_;
   Int8GemmOut out_;
-  std::vector<Case> cases_;
-  std::vector<bool> auto_scale_, fixed_point_only_;
+  std::vector<bool> auto_scale_, fixed_point_only_;  // per case
 };
 
 void normal_cases(Builder& b) {
@@ -309,7 +269,7 @@ double worst_acc(int32_t zp) {
   return m;
 }
 
-void overflow_cases(Builder& b) {
+void overflow_by_output(Builder& b) {
   const std::initializer_list<int32_t> zps = {0, 3, -1, -128, 127};
   switch (b.out()) {
     case Int8GemmOut::int32:
@@ -434,6 +394,11 @@ void shift_sweep(Builder& b) {
   b.out_scale(1);
 }
 
+void overflow_cases(Builder& b) {
+  overflow_by_output(b);
+  if (b.int8()) shift_sweep(b);
+}
+
 void nan_inf_cases(Builder& b) {
   if (b.float_out()) {
     // Row 2 has a = zp (acc = 0), channel 6 has w = 0 (acc = 0).
@@ -521,19 +486,11 @@ void shape_cases(Builder& b) {
 
 }  // namespace
 
-std::vector<Case> int8_gemm_cases(std::string_view input_class, DType out_dtype) {
-  check_input_class("int8_gemm", input_class);
+std::vector<Case> int8_gemm_cases(InputClass input_class, DType out_dtype) {
   const std::optional<Int8GemmOut> out = out_of(out_dtype);
   if (!out) return {};
-  Builder b(input_class, *out);
-  if (input_class == "normal") normal_cases(b);
-  if (input_class == "boundary") boundary_cases(b);
-  if (input_class == "overflow") {
-    overflow_cases(b);
-    if (b.int8()) shift_sweep(b);
-  }
-  if (input_class == "nan_inf") nan_inf_cases(b);
-  if (input_class == "shape") shape_cases(b);
+  Builder b(input_class, out_dtype, *out);
+  build_class<Builder>(b, {normal_cases, boundary_cases, overflow_cases, nan_inf_cases, shape_cases});
   return b.take();
 }
 

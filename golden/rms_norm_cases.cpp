@@ -1,80 +1,27 @@
-#include "golden/rms_norm_cases.h"
+#include "golden/rms_norm.h"
 
-#include <limits>
-#include <stdexcept>
 #include <utility>
 
-#include "golden/half.h"
+#include "golden/case_builder.h"
 
 namespace npukit::golden {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-class Builder {
+class Builder : public CaseBuilder {
  public:
-  Builder(std::string_view cls, DType dtype) : cls_(cls), dtype_(dtype) {}
+  using CaseBuilder::CaseBuilder;
 
   // Appends a case with the default distributions; the helpers below then adjust it.
   void add(int64_t rows, int64_t hidden, double eps = 1e-5, std::string_view note = "") {
-    Case c;
-    c.name = "rows=" + std::to_string(rows) + " hidden=" + std::to_string(hidden);
-    if (!note.empty()) c.name += " " + std::string(note);
-    c.dims = {{"rows", rows}, {"hidden", hidden}};
-    c.params = {{"eps", number_text(eps)}};
-    c.inputs["x"] = make_normal(stream("x"), index(), dtype_, {rows, hidden}, 0, 1);
-    c.inputs["weight"] = make_uniform(stream("weight"), index(), dtype_, {hidden}, 0.5, 1.5);
-    cases_.push_back(std::move(c));
-  }
-
-  // x of the last case becomes ±U(lo, hi), each sign a fair coin.
-  void signed_uniform_x(double lo, double hi) {
-    Array& x = cases_.back().inputs["x"];
-    const uint64_t i = cases_.size() - 1;
-    const Array mag = make_uniform(stream("x_magnitude"), i, dtype_, x.shape, lo, hi);
-    const Array sign = make_integers(stream("x_sign"), i, dtype_, x.shape, 0, 1);
-    for (size_t k = 0; k < x.values.size(); ++k) {
-      x.values[k] = sign.values[k] != 0 ? -mag.values[k] : mag.values[k];
-    }
+    CaseBuilder::add(sizes_text({{"rows", rows}, {"hidden", hidden}}), {{"rows", rows}, {"hidden", hidden}},
+                     {{"eps", number_text(eps)}});
+    if (!note.empty()) this->note(note);
+    last().inputs["x"] = normal("x", {rows, hidden}, 0, 1);
+    last().inputs["weight"] = uniform("weight", {hidden}, 0.5, 1.5);
   }
 
   // x of the last case becomes N(0, stddev²).
-  void normal_x(double stddev) {
-    Array& x = cases_.back().inputs["x"];
-    x = make_normal(stream("x"), cases_.size() - 1, dtype_, x.shape, 0, stddev);
-  }
-
-  void set_row(int64_t row, double v) {
-    Array& x = cases_.back().inputs["x"];
-    const int64_t hidden = x.shape[1];
-    for (int64_t i = 0; i < hidden; ++i) set(row, i, v);
-  }
-
-  void scale_row(int64_t row, double factor) {
-    Array& x = cases_.back().inputs["x"];
-    const int64_t hidden = x.shape[1];
-    for (int64_t i = 0; i < hidden; ++i) {
-      set(row, i, x.values[static_cast<size_t>(row * hidden + i)] * factor);
-    }
-  }
-
-  void set(int64_t row, int64_t col, double v) {
-    Array& x = cases_.back().inputs["x"];
-    x.values[static_cast<size_t>(row * x.shape[1] + col)] = round_to_dtype(v, dtype_);
-  }
-
-  std::vector<Case> take() { return std::move(cases_); }
-
- private:
-  std::string stream(std::string_view tensor) const {
-    return "rms_norm/" + cls_ + "/" + std::string(tensor);
-  }
-  uint64_t index() const { return cases_.size(); }
-
-  std::string cls_;
-  DType dtype_;
-  std::vector<Case> cases_;
+  void normal_x(double stddev) { input("x") = normal("x", input("x").shape, 0, stddev); }
 };
 
 void normal_cases(Builder& b) {
@@ -92,51 +39,51 @@ void boundary_cases(Builder& b) {
     b.add(rows, hidden);
   }
   b.add(3, 4096, 1e-5, "row1=const");
-  b.set_row(1, 0.75);
+  b.fill("x", 0.75, row(1));
   // mean(x²) ~ 1e-8 << eps: the result is dominated by eps, x/sqrt(eps)*w.
   b.add(2, 4096, 1e-5, "row0=tiny");
-  b.scale_row(0, 1e-4);
+  b.scale("x", 1e-4, row(0));
   b.add(17, 65, 0.0, "eps=0");
   b.add(2, 4096, 0.0, "eps=0");
 }
 
-void overflow_cases(Builder& b, DType dtype) {
-  if (dtype == DType::float16) {
+void overflow_cases(Builder& b) {
+  if (b.dtype() == DType::float16) {
     b.add(4, 4096, 1e-5, "|x|~6e4");
-    b.signed_uniform_x(50000, 65000);
+    b.signed_uniform("x", 50000, 65000);
     b.add(3, 64, 1e-5, "|x|=65504");
-    b.signed_uniform_x(65504, 65504);
+    b.signed_uniform("x", 65504, 65504);
     b.add(2, 4096, 1e-5, "x~N(0,300)");
     b.normal_x(300);
     b.add(2, 4096, 0.0, "|x|~1e-4 eps=0");
-    b.signed_uniform_x(0.5e-4, 1.5e-4);
+    b.signed_uniform("x", 0.5e-4, 1.5e-4);
     return;
   }
   b.add(4, 4096, 1e-5, "|x|~1e30");
-  b.signed_uniform_x(0.5e30, 1.5e30);
+  b.signed_uniform("x", 0.5e30, 1.5e30);
   b.add(2, 64, 1e-5, "|x|~3e38");
-  b.signed_uniform_x(2e38, 3.4e38);
+  b.signed_uniform("x", 2e38, 3.4e38);
   b.add(2, 4096, 1e-5, "x~N(0,1e20)");
   b.normal_x(1e20);
   b.add(4, 4096, 0.0, "|x|~1e-30 eps=0");
-  b.signed_uniform_x(0.5e-30, 1.5e-30);
+  b.signed_uniform("x", 0.5e-30, 1.5e-30);
 }
 
 void nan_inf_cases(Builder& b) {
   b.add(5, 4096, 1e-5, "nan/+inf/-inf in rows 1/2/3");
-  b.set(1, 17, kNaN);
-  b.set(2, 100, kInf);
-  b.set(3, 4095, -kInf);
+  b.set("x", {1, 17}, kNaN);
+  b.set("x", {2, 100}, kInf);
+  b.set("x", {3, 4095}, -kInf);
   b.add(5, 33, 1e-5, "nan/+inf/-inf in rows 1/2/3");
-  b.set(1, 0, kNaN);
-  b.set(2, 16, kInf);
-  b.set(3, 32, -kInf);
+  b.set("x", {1, 0}, kNaN);
+  b.set("x", {2, 16}, kInf);
+  b.set("x", {3, 32}, -kInf);
   b.add(2, 4096, 1e-5, "+inf,-inf in row 0");
-  b.set(0, 5, kInf);
-  b.set(0, 6, -kInf);
+  b.set("x", {0, 5}, kInf);
+  b.set("x", {0, 6}, -kInf);
   // 0 / sqrt(0 + 0): golden gives NaN for the whole row; the kernel must agree.
   b.add(3, 64, 0.0, "row1=0 eps=0");
-  b.set_row(1, 0.0);
+  b.fill("x", 0.0, row(1));
 }
 
 void shape_cases(Builder& b) {
@@ -150,15 +97,10 @@ void shape_cases(Builder& b) {
 
 }  // namespace
 
-std::vector<Case> rms_norm_cases(std::string_view input_class, DType dtype) {
-  check_input_class("rms_norm", input_class);
+std::vector<Case> rms_norm_cases(InputClass input_class, DType dtype) {
   if (!dtype_is_float(dtype)) return {};
-  Builder b(input_class, dtype);
-  if (input_class == "normal") normal_cases(b);
-  if (input_class == "boundary") boundary_cases(b);
-  if (input_class == "overflow") overflow_cases(b, dtype);
-  if (input_class == "nan_inf") nan_inf_cases(b);
-  if (input_class == "shape") shape_cases(b);
+  Builder b("rms_norm", input_class, dtype);
+  build_class<Builder>(b, {normal_cases, boundary_cases, overflow_cases, nan_inf_cases, shape_cases});
   return b.take();
 }
 

@@ -1,55 +1,45 @@
-#include "golden/rope_cases.h"
+#include "golden/rope.h"
 
-#include <algorithm>
 #include <initializer_list>
-#include <limits>
-#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 
-#include "golden/half.h"
-#include "golden/rope.h"
+#include "golden/case_builder.h"
 #include "golden/seed.h"
 
 namespace npukit::golden {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kFloatMax = std::numeric_limits<float>::max();
 constexpr int64_t kMaxPosition = int64_t{1} << 20;  // the operator's default max_position
 constexpr RopeStyle kInterleaved = RopeStyle::interleaved;
 constexpr RopeStyle kHalf = RopeStyle::half;
 
-class Builder {
+class Builder : public CaseBuilder {
  public:
-  Builder(std::string_view cls, DType dtype) : cls_(cls), dtype_(dtype) {}
+  using CaseBuilder::CaseBuilder;
 
   // Appends a case with the defaults (x ~ N(0, 1), positions 0, 1, ..., max_position 2^20);
   // the helpers below then adjust it and say so in its name.
-  void add(int64_t tokens, int64_t heads, int64_t head_dim, int64_t rotary_dim,
-           RopeStyle style, double theta = 10000) {
-    Case c;
-    c.name = "t=" + std::to_string(tokens) + " h=" + std::to_string(heads) +
-             " d=" + std::to_string(head_dim) + " rd=" + std::to_string(rotary_dim) + " " +
-             std::string(rope_style_name(style));
-    if (theta != 10000) c.name += " theta=" + std::to_string(static_cast<int64_t>(theta));
-    c.dims = {{"tokens", tokens}, {"heads", heads}, {"head_dim", head_dim}};
+  void add(int64_t tokens, int64_t heads, int64_t head_dim, int64_t rotary_dim, RopeStyle style,
+           double theta = 10000) {
     // Integers in plain decimal: an integer parameter is parsed with strtoll, which would
     // stop at the exponent of number_text's "1e+03".
-    c.params = {{"theta", number_text(theta)},
-                {"style", std::string(rope_style_name(style))},
-                {"rotary_dim", std::to_string(rotary_dim)},
-                {"max_position", std::to_string(kMaxPosition)}};
-    c.inputs["x"] = make_normal(stream("x"), index(), dtype_, {tokens, heads, head_dim}, 0, 1);
-    Array& pos = c.inputs["positions"] = make_constant(DType::int32, {tokens}, 0);
+    CaseBuilder::add(sizes_text({{"t", tokens}, {"h", heads}, {"d", head_dim}, {"rd", rotary_dim}}) + " " +
+                         std::string(rope_style_name(style)),
+                     {{"tokens", tokens}, {"heads", heads}, {"head_dim", head_dim}},
+                     {{"theta", number_text(theta)},
+                      {"style", std::string(rope_style_name(style))},
+                      {"rotary_dim", std::to_string(rotary_dim)},
+                      {"max_position", std::to_string(kMaxPosition)}});
+    if (theta != 10000) note("theta=" + std::to_string(static_cast<int64_t>(theta)));
+    last().inputs["x"] = normal("x", {tokens, heads, head_dim}, 0, 1);
+    Array& pos = last().inputs["positions"] = make_constant(DType::int32, {tokens}, 0);
     for (size_t k = 0; k < pos.values.size(); ++k) pos.values[k] = static_cast<double>(k);
-    cases_.push_back(std::move(c));
   }
 
   void max_position(int64_t m) {
-    cases_.back().params["max_position"] = std::to_string(m);
+    last().params["max_position"] = std::to_string(m);
     note("max_position=" + std::to_string(m));
   }
 
@@ -78,14 +68,14 @@ class Builder {
   // decodes of different sequences).
   void random_positions(int64_t lo, int64_t hi) {
     Array& pos = positions();
-    pos = make_integers(stream("positions"), cases_.size() - 1, DType::int32, pos.shape, lo, hi);
+    pos = integers("positions", DType::int32, pos.shape, lo, hi);
     note("pos~U[" + std::to_string(lo) + "," + std::to_string(hi) + "]");
   }
 
   // Fisher–Yates on the current positions.
   void shuffle_positions() {
     Array& pos = positions();
-    Rng rng(case_seed(stream("positions_order"), cases_.size() - 1, 0));
+    Rng rng(case_seed(stream("positions_order"), index(), 0));
     for (size_t k = pos.values.size(); k > 1; --k) {
       const auto j = static_cast<size_t>(rng.integer(0, static_cast<int64_t>(k) - 1));
       std::swap(pos.values[k - 1], pos.values[j]);
@@ -93,37 +83,10 @@ class Builder {
     note("shuffled");
   }
 
-  // x of the last case becomes ±U(lo, hi), each sign a fair coin.
-  void signed_uniform_x(double lo, double hi) {
-    Array& x = cases_.back().inputs["x"];
-    const uint64_t i = cases_.size() - 1;
-    const Array mag = make_uniform(stream("x_magnitude"), i, dtype_, x.shape, lo, hi);
-    const Array sign = make_integers(stream("x_sign"), i, dtype_, x.shape, 0, 1);
-    for (size_t k = 0; k < x.values.size(); ++k) {
-      x.values[k] = sign.values[k] != 0 ? -mag.values[k] : mag.values[k];
-    }
-  }
-
-  void set(int64_t token, int64_t head, int64_t dim, double v) {
-    Array& x = cases_.back().inputs["x"];
-    x.values[static_cast<size_t>((token * x.shape[1] + head) * x.shape[2] + dim)] =
-        round_to_dtype(v, dtype_);
-  }
-
-  void note(const std::string& text) { cases_.back().name += " " + text; }
-
-  std::vector<Case> take() { return std::move(cases_); }
+  void set(int64_t token, int64_t head, int64_t dim, double v) { CaseBuilder::set("x", {token, head, dim}, v); }
 
  private:
-  Array& positions() { return cases_.back().inputs["positions"]; }
-  std::string stream(std::string_view tensor) const {
-    return "rope/" + cls_ + "/" + std::string(tensor);
-  }
-  uint64_t index() const { return cases_.size(); }
-
-  std::string cls_;
-  DType dtype_;
-  std::vector<Case> cases_;
+  Array& positions() { return input("positions"); }
 };
 
 void normal_cases(Builder& b) {
@@ -197,27 +160,27 @@ void boundary_cases(Builder& b) {
   b.random_positions(0, kMaxPosition - 1);
 }
 
-void overflow_cases(Builder& b, DType dtype) {
+void overflow_cases(Builder& b) {
   // A rotation keeps |(a, b)| but not max(|a|, |b|): an output reaches up to √2·max|x|, so
   // inputs above max/√2 legitimately produce ±Inf in storage, and inputs below it cannot.
-  const bool f16 = dtype == DType::float16;
-  const double max = f16 ? 65504 : kFloatMax;
+  const bool f16 = b.dtype() == DType::float16;
+  const double max = f16 ? kFloat16Max : kFloat32Max;
   const std::string max_text = f16 ? "65504" : "FLT_MAX";
   b.add(4, 8, 128, 128, kInterleaved);
   b.random_positions(0, kMaxPosition - 1);
-  b.signed_uniform_x(f16 ? 50000 : 1e38, max);
+  b.signed_uniform("x", f16 ? 50000 : 1e38, max);
   b.note(f16 ? "|x|~U[5e4,65504]" : "|x|~U[1e38,FLT_MAX]");
   b.add(2, 4, 64, 64, kHalf);
   b.random_positions(0, kMaxPosition - 1);
-  b.signed_uniform_x(max, max);
+  b.signed_uniform("x", max, max);
   b.note("|x|=" + max_text);
   b.add(4, 8, 128, 128, kHalf, 500000);
   b.random_positions(0, kMaxPosition - 1);
-  b.signed_uniform_x(f16 ? 30000 : 1e37, f16 ? 46000 : 2.4e38);
+  b.signed_uniform("x", f16 ? 30000 : 1e37, f16 ? 46000 : 2.4e38);
   b.note(f16 ? "|x|~U[3e4,46000]" : "|x|~U[1e37,2.4e38]");
   b.add(16, 8, 128, 128, kHalf, 500000);
   b.random_positions(kMaxPosition - 4096, kMaxPosition - 1);
-  b.signed_uniform_x(f16 ? 50000 : 1e38, max);
+  b.signed_uniform("x", f16 ? 50000 : 1e38, max);
   b.note(f16 ? "|x|~U[5e4,65504]" : "|x|~U[1e38,FLT_MAX]");
   // Long context on ordinary values: a float32 angle p·inv_freq near 2^20 is off by up to
   // ~0.03 rad from rounding the product alone.
@@ -307,15 +270,10 @@ void shape_cases(Builder& b) {
 
 }  // namespace
 
-std::vector<Case> rope_cases(std::string_view input_class, DType dtype) {
-  check_input_class("rope", input_class);
+std::vector<Case> rope_cases(InputClass input_class, DType dtype) {
   if (!dtype_is_float(dtype)) return {};
-  Builder b(input_class, dtype);
-  if (input_class == "normal") normal_cases(b);
-  if (input_class == "boundary") boundary_cases(b);
-  if (input_class == "overflow") overflow_cases(b, dtype);
-  if (input_class == "nan_inf") nan_inf_cases(b);
-  if (input_class == "shape") shape_cases(b);
+  Builder b("rope", input_class, dtype);
+  build_class<Builder>(b, {normal_cases, boundary_cases, overflow_cases, nan_inf_cases, shape_cases});
   return b.take();
 }
 

@@ -1,50 +1,45 @@
-#include "golden/silu_mul_cases.h"
+#include "golden/silu_mul.h"
 
-#include <limits>
-#include <stdexcept>
 #include <utility>
 
+#include "golden/case_builder.h"
 #include "golden/half.h"
 
 namespace npukit::golden {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 enum Half : int64_t { kGate = 0, kUp = 1 };
 
-class Builder {
+// gate_up [tokens, 2, ffn] is drawn as its two halves, each from its own streams ("gate",
+// "up"; "gate_magnitude", "up_sign", ...).
+class Builder : public CaseBuilder {
  public:
-  Builder(std::string_view cls, DType dtype) : cls_(cls), dtype_(dtype) {}
+  using CaseBuilder::CaseBuilder;
 
   // Appends a case with the default distributions; the helpers below then adjust it.
   void add(int64_t tokens, int64_t ffn, std::string_view note = "") {
-    Case c;
-    c.name = "tokens=" + std::to_string(tokens) + " ffn=" + std::to_string(ffn);
-    if (!note.empty()) c.name += " " + std::string(note);
-    c.dims = {{"tokens", tokens}, {"halves", 2}, {"ffn", ffn}};
-    const Array gate = make_normal(stream("gate"), index(), dtype_, {tokens, ffn}, 0, 3);
-    const Array up = make_normal(stream("up"), index(), dtype_, {tokens, ffn}, 0, 1);
-    Array gu{dtype_, {tokens, 2, ffn}, std::vector<double>(static_cast<size_t>(tokens * 2 * ffn))};
+    CaseBuilder::add(sizes_text({{"tokens", tokens}, {"ffn", ffn}}), {{"tokens", tokens}, {"halves", 2}, {"ffn", ffn}});
+    if (!note.empty()) this->note(note);
+    const Array gate = normal("gate", {tokens, ffn}, 0, 3);
+    const Array up = normal("up", {tokens, ffn}, 0, 1);
+    Array gu{dtype(), {tokens, 2, ffn}, std::vector<double>(static_cast<size_t>(tokens * 2 * ffn))};
     for (int64_t t = 0; t < tokens; ++t) {
       for (int64_t f = 0; f < ffn; ++f) {
         gu.values[static_cast<size_t>((t * 2 + kGate) * ffn + f)] = gate.values[static_cast<size_t>(t * ffn + f)];
         gu.values[static_cast<size_t>((t * 2 + kUp) * ffn + f)] = up.values[static_cast<size_t>(t * ffn + f)];
       }
     }
-    c.inputs["gate_up"] = std::move(gu);
-    cases_.push_back(std::move(c));
+    last().inputs["gate_up"] = std::move(gu);
   }
 
   // Elements f % every == 0 of half `half` of the last case become ±U(lo, hi), each sign a
   // fair coin (`sign` = 0), or of the sign of `sign`.
   void uniform(Half half, double lo, double hi, int64_t every = 1, int sign = 0) {
-    Array& gu = cases_.back().inputs["gate_up"];
+    const Array& gu = input("gate_up");
     const int64_t tokens = gu.shape[0], ffn = gu.shape[2];
-    const uint64_t i = cases_.size() - 1;
     const std::string s = half == kGate ? "gate" : "up";
-    const Array mag = make_uniform(stream(s + "_magnitude"), i, dtype_, {tokens, ffn}, lo, hi);
-    const Array coin = make_integers(stream(s + "_sign"), i, dtype_, {tokens, ffn}, 0, 1);
+    const Array mag = CaseBuilder::uniform(s + "_magnitude", {tokens, ffn}, lo, hi);
+    const Array coin = integers(s + "_sign", dtype(), {tokens, ffn}, 0, 1);
     for (int64_t t = 0; t < tokens; ++t) {
       for (int64_t f = 0; f < ffn; f += every) {
         const double m = mag.values[static_cast<size_t>(t * ffn + f)];
@@ -54,20 +49,7 @@ class Builder {
     }
   }
 
-  void set(int64_t t, Half half, int64_t f, double v) {
-    Array& gu = cases_.back().inputs["gate_up"];
-    gu.values[static_cast<size_t>((t * 2 + half) * gu.shape[2] + f)] = round_to_dtype(v, dtype_);
-  }
-
-  std::vector<Case> take() { return std::move(cases_); }
-
- private:
-  std::string stream(std::string_view what) const { return "silu_mul/" + cls_ + "/" + std::string(what); }
-  uint64_t index() const { return cases_.size(); }
-
-  std::string cls_;
-  DType dtype_;
-  std::vector<Case> cases_;
+  void set(int64_t t, Half half, int64_t f, double v) { CaseBuilder::set("gate_up", {t, half, f}, v); }
 };
 
 void normal_cases(Builder& b) {
@@ -94,8 +76,8 @@ void boundary_cases(Builder& b) {
   b.uniform(kGate, 20, 100, 1, +1);
 }
 
-void overflow_cases(Builder& b, DType dtype) {
-  if (dtype == DType::float16) {
+void overflow_cases(Builder& b) {
+  if (b.dtype() == DType::float16) {
     b.add(2, 1024, "gate,up ~ +-6e4");
     b.uniform(kGate, 30000, 65504);
     b.uniform(kUp, 30000, 65504);
@@ -143,15 +125,10 @@ void shape_cases(Builder& b) {
 
 }  // namespace
 
-std::vector<Case> silu_mul_cases(std::string_view input_class, DType dtype) {
-  check_input_class("silu_mul", input_class);
+std::vector<Case> silu_mul_cases(InputClass input_class, DType dtype) {
   if (!dtype_is_float(dtype)) return {};
-  Builder b(input_class, dtype);
-  if (input_class == "normal") normal_cases(b);
-  if (input_class == "boundary") boundary_cases(b);
-  if (input_class == "overflow") overflow_cases(b, dtype);
-  if (input_class == "nan_inf") nan_inf_cases(b);
-  if (input_class == "shape") shape_cases(b);
+  Builder b("silu_mul", input_class, dtype);
+  build_class<Builder>(b, {normal_cases, boundary_cases, overflow_cases, nan_inf_cases, shape_cases});
   return b.take();
 }
 

@@ -30,3 +30,12 @@ AddRmsNorm define_add_rms_norm(Halide::Func x, Halide::Func residual, Halide::Fu
                                const Halide::Target& target);
 
 }  // namespace npukit::ops
+
+// Its schedules, one per target (how and why: schedules/cpu/add_rms_norm.cpp, schedules/gpu/add_rms_norm.cpp);
+// the Generator (ops/add_rms_norm_generator.cpp) applies the one of its target.
+namespace npukit::schedules::cpu {
+void schedule_add_rms_norm(ops::AddRmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
+}  // namespace npukit::schedules::cpu
+namespace npukit::schedules::gpu {
+void schedule_add_rms_norm(ops::AddRmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
+}  // namespace npukit::schedules::gpu

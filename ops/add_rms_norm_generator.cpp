@@ -6,8 +6,6 @@
 #include "ops/add_rms_norm.h"
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
-#include "schedules/cpu/add_rms_norm.h"
-#include "schedules/gpu/add_rms_norm.h"
 #include "schedules/gpu/gpu_target.h"
 
 namespace npukit {

@@ -20,3 +20,12 @@ RmsNorm define_rms_norm(Halide::Func x, Halide::Func weight, Halide::Expr hidden
                         Halide::Expr eps, Halide::Type out_type, const Halide::Target& target);
 
 }  // namespace npukit::ops
+
+// Its schedules, one per target (how and why: schedules/cpu/rms_norm.cpp, schedules/gpu/rms_norm.cpp);
+// the Generator (ops/rms_norm_generator.cpp) applies the one of its target.
+namespace npukit::schedules::cpu {
+void schedule_rms_norm(ops::RmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
+}  // namespace npukit::schedules::cpu
+namespace npukit::schedules::gpu {
+void schedule_rms_norm(ops::RmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
+}  // namespace npukit::schedules::gpu

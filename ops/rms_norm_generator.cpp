@@ -3,9 +3,7 @@
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/rms_norm.h"
-#include "schedules/cpu/rms_norm.h"
 #include "schedules/gpu/gpu_target.h"
-#include "schedules/gpu/rms_norm.h"
 
 namespace npukit {
 namespace {

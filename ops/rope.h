@@ -38,3 +38,18 @@ Halide::Func apply_rope_half_rows(Halide::Func x, const RopeAngles& angles);
 Rope apply_rope(Halide::Func x, const RopeAngles& angles, RopeStyle style, Halide::Expr rotary_dim);
 
 }  // namespace npukit::ops
+
+// Its schedules, one per target (how and why: schedules/cpu/rope.cpp, schedules/gpu/rope.cpp);
+// the Generator (ops/rope_generator.cpp) applies the one of its target.
+namespace npukit::schedules::cpu {
+void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Halide::Func x_f32, bool widened,
+                   Halide::Func y, ops::RopeStyle style, Halide::Expr head_dim, const Halide::Target& target);
+void schedule_rope_half_rows(ops::RopeAngles& angles, Halide::Func y, Halide::Expr half,
+                             const Halide::Target& target);
+}  // namespace npukit::schedules::cpu
+namespace npukit::schedules::gpu {
+void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Halide::Func x_f32, bool widened,
+                   Halide::Func y, ops::RopeStyle style, Halide::Expr head_dim, const Halide::Target& target);
+void schedule_rope_half_rows(ops::RopeAngles& angles, Halide::Func y, Halide::Expr half,
+                             const Halide::Target& target);
+}  // namespace npukit::schedules::gpu

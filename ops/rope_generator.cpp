@@ -4,9 +4,7 @@
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/rope.h"
-#include "schedules/cpu/rope.h"
 #include "schedules/gpu/gpu_target.h"
-#include "schedules/gpu/rope.h"
 
 namespace npukit {
 namespace {

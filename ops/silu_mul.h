@@ -22,3 +22,12 @@ Halide::Expr silu(Halide::Expr g);
 SiluMul define_silu_mul(Halide::Func gate_up, Halide::Type out_type, const Halide::Target& target);
 
 }  // namespace npukit::ops
+
+// Its schedules, one per target (how and why: schedules/cpu/silu_mul.cpp, schedules/gpu/silu_mul.cpp);
+// the Generator (ops/silu_mul_generator.cpp) applies the one of its target.
+namespace npukit::schedules::cpu {
+void schedule_silu_mul(ops::SiluMul& op, const Halide::Target& target);
+}  // namespace npukit::schedules::cpu
+namespace npukit::schedules::gpu {
+void schedule_silu_mul(ops::SiluMul& op, const Halide::Target& target);
+}  // namespace npukit::schedules::gpu

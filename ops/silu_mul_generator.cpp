@@ -4,9 +4,7 @@
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/silu_mul.h"
-#include "schedules/cpu/silu_mul.h"
 #include "schedules/gpu/gpu_target.h"
-#include "schedules/gpu/silu_mul.h"
 
 namespace npukit {
 namespace {

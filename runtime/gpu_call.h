@@ -25,6 +25,14 @@ struct GpuVariant {
   Fn fn;
 };
 
+// The table of one kernel's GPU variants, with its name: kernels/<kernel>_gpu.h defines one
+// as `npukit::kernels::<kernel>_gpu`.
+template <class Fn, size_t N>
+struct GpuKernel {
+  const char* name;
+  GpuVariant<Fn> variants[N];
+};
+
 // The buffers of one GPU kernel call and their trips to and from the device.
 class GpuBuffers {
  public:
@@ -55,18 +63,17 @@ class GpuBuffers {
   HalideCallContext free_ctx_;
 };
 
-// The variant of `table` for `family`, after checking that the family's device is here.
+// The variant of `kernel` for `family`, after checking that the family's device is here.
 template <class Fn, size_t N>
-const GpuVariant<Fn>& pick_gpu_variant(const GpuVariant<Fn> (&table)[N], std::string_view kernel,
-                                       const std::string& family) {
-  for (const GpuVariant<Fn>& v : table) {
+const GpuVariant<Fn>& pick_gpu_variant(const GpuKernel<Fn, N>& kernel, const std::string& family) {
+  for (const GpuVariant<Fn>& v : kernel.variants) {
     if (family == v.family) {
       require_gpu_device(family);
       return v;
     }
   }
-  const std::string families = join_names(table, [](const GpuVariant<Fn>& v) { return v.family; });
-  fail(Errc::unsupported, "kernel {} has no variant for target '{}' (it has: {})", kernel, family, families);
+  const std::string families = join_names(kernel.variants, [](const GpuVariant<Fn>& v) { return v.family; });
+  fail(Errc::unsupported, "kernel {} has no variant for target '{}' (it has: {})", kernel.name, family, families);
 }
 
 // One call of a GPU kernel: pick the variant, bind buffers with in/out/inout, then run.
@@ -74,8 +81,8 @@ template <class Fn>
 class GpuCall {
  public:
   template <size_t N>
-  GpuCall(const GpuVariant<Fn> (&table)[N], const char* kernel, const std::string& family)
-      : variant_(pick_gpu_variant(table, kernel, family)), kernel_(kernel), buffers_(variant_.fp16_as_bits) {}
+  GpuCall(const GpuKernel<Fn, N>& kernel, const std::string& family)
+      : variant_(pick_gpu_variant(kernel, family)), kernel_(kernel.name), buffers_(variant_.fp16_as_bits) {}
 
   halide_buffer_t* in(const TensorView& t) { return buffers_.in(t); }
   halide_buffer_t* out(const TensorView& t) { return buffers_.out(t); }
@@ -98,7 +105,7 @@ class GpuCall {
 };
 
 template <class Fn, size_t N>
-GpuCall(const GpuVariant<Fn> (&)[N], const char*, const std::string&) -> GpuCall<Fn>;
+GpuCall(const GpuKernel<Fn, N>&, const std::string&) -> GpuCall<Fn>;
 
 // Whether `family` names a GPU target ("gpu-opencl", "gpu-cuda").
 inline bool is_gpu_family(std::string_view family) { return family.substr(0, 4) == "gpu-"; }

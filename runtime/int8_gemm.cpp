@@ -35,7 +35,7 @@ bool amx_pays_off(int64_t m) { return m >= kAmxMinRows; }
 std::string_view accumulation_tier(int64_t m, std::string_view forced) {
   const bool amx = forced == "avx512_amx" || (forced.empty() && cpu_runs_tier("avx512_amx"));
   if (!amx) return forced;
-  pick_cpu_variant(kernels::int8_gemm_acc_prefill, "int8_gemm_acc_prefill", forced);
+  pick_cpu_variant(kernels::int8_gemm_acc_prefill, forced);
   return amx_pays_off(m) ? "avx512_amx" : "avx512_vnni";
 }
 
@@ -83,9 +83,9 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   auto run = [&](auto gpu) {
     constexpr bool Gpu = decltype(gpu)::value;
     if (prefill) {
-      call_kernel(NPUKIT_KERNEL(Gpu, int8_gemm_acc_prefill), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
+      call_kernel(NPUKIT_TABLE(Gpu, int8_gemm_acc_prefill), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
     } else {
-      call_kernel(NPUKIT_KERNEL(Gpu, int8_gemm_acc_decode), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
+      call_kernel(NPUKIT_TABLE(Gpu, int8_gemm_acc_decode), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
     }
   };
   if (gpu) {

@@ -32,7 +32,7 @@ template <class A>
 inline constexpr bool is_tensor_arg = std::is_same_v<A, In> || std::is_same_v<A, Out> || std::is_same_v<A, InOut>;
 
 template <class Fn, size_t N, class... Args>
-void call_kernel(const CpuVariant<Fn> (&table)[N], const char* kernel, const Call& call, Args&&... args) {
+void call_kernel(const CpuKernel<Fn, N>& kernel, const Call& call, Args&&... args) {
   // On the stack, one per tensor argument: stable addresses for the halide_buffer_t pointers.
   constexpr size_t kTensors = (size_t(0) + ... + size_t(is_tensor_arg<std::decay_t<Args>>));
   std::array<std::optional<HalideBuffer>, kTensors> buffers;
@@ -45,12 +45,12 @@ void call_kernel(const CpuVariant<Fn> (&table)[N], const char* kernel, const Cal
       return std::forward<decltype(a)>(a);
     }
   };
-  call_cpu_kernel(table, kernel, call.tier, lower(std::forward<Args>(args))...);
+  call_cpu_kernel(kernel, call.tier, lower(std::forward<Args>(args))...);
 }
 
 template <class Fn, size_t N, class... Args>
-void call_kernel(const GpuVariant<Fn> (&table)[N], const char* kernel, const Call& call, Args&&... args) {
-  GpuCall g(table, kernel, call.target);
+void call_kernel(const GpuKernel<Fn, N>& kernel, const Call& call, Args&&... args) {
+  GpuCall g(kernel, call.target);
   auto lower = [&](auto&& a) -> decltype(auto) {
     using A = std::decay_t<decltype(a)>;
     if constexpr (std::is_same_v<A, In>) {
@@ -78,8 +78,6 @@ constexpr const auto& pick_table(const CpuTable& cpu, const GpuTable& gpu) {
 
 }  // namespace npukit
 
-// `kernels::NAME` (CPU tiers) or `kernels::NAME_gpu` (GPU variants).
+// `kernels::NAME` (CPU tiers) or `kernels::NAME_gpu` (GPU variants); each table carries the
+// kernel's name, so a call names its kernel once.
 #define NPUKIT_TABLE(GPU, NAME) ::npukit::pick_table<GPU>(::npukit::kernels::NAME, ::npukit::kernels::NAME##_gpu)
-// That table and the kernel's name, as the first two arguments of call_kernel: the name is
-// spelled once, by the generated tables.
-#define NPUKIT_KERNEL(GPU, NAME) NPUKIT_TABLE(GPU, NAME), #NAME

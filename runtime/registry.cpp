@@ -3,15 +3,24 @@
 #include <algorithm>
 #include <mutex>
 
+#include "npukit/operator_list.h"  // generated: NPUKIT_OPERATORS(X), one X(op) per operator
 #include "runtime/error.h"
 #include "runtime/text.h"
 
 namespace npukit {
 
+#define NPUKIT_DECLARE(op) const OpSpec& op##_spec();
+NPUKIT_OPERATORS(NPUKIT_DECLARE)
+#undef NPUKIT_DECLARE
+
 const std::vector<const OpSpec*>& all_ops() {
-  static const std::vector<const OpSpec*> ops = {&rms_norm_spec(), &rope_spec(), &int8_gemm_spec(), &attention_spec(),
-                                                     &qkv_attention_spec(), &per_token_quant_spec(),
-                                                     &silu_mul_spec(), &add_rms_norm_spec()};
+  static const std::vector<const OpSpec*> ops = [] {
+    std::vector<const OpSpec*> v;
+#define NPUKIT_LIST(op) v.push_back(&op##_spec());
+    NPUKIT_OPERATORS(NPUKIT_LIST)
+#undef NPUKIT_LIST
+    return v;
+  }();
   return ops;
 }
 

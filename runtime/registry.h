@@ -8,16 +8,9 @@
 
 namespace npukit {
 
-const OpSpec& rms_norm_spec();
-const OpSpec& rope_spec();
-const OpSpec& int8_gemm_spec();
-const OpSpec& attention_spec();
-const OpSpec& qkv_attention_spec();
-const OpSpec& per_token_quant_spec();
-const OpSpec& silu_mul_spec();
-const OpSpec& add_rms_norm_spec();
-
-// Every shipped operator, in a stable order.
+// Every shipped operator, in the order runtime/operators.cmake declares them. Each
+// runtime/ops/<op>.cpp defines `const OpSpec& <op>_spec()`, which registry.cpp lists from
+// the generated npukit/operator_list.h: adding an op edits neither this file nor that one.
 const std::vector<const OpSpec*>& all_ops();
 
 // The op called `name`; an unknown name is an error listing the known ones.

@@ -22,12 +22,12 @@ namespace {
 
 // rms_norm with its cpu kernel replaced by `kernel` (which may call the real one).
 OpSpec doctored(std::function<void(const Call&)> kernel) {
-  OpSpec op = rms_norm_spec();
+  OpSpec op = find_op("rms_norm");
   op.kernels["cpu"] = std::move(kernel);
   return op;
 }
 
-void real_kernel(const Call& c) { rms_norm_spec().kernels.at("cpu")(c); }
+void real_kernel(const Call& c) { find_op("rms_norm").kernels.at("cpu")(c); }
 
 std::vector<gate::CaseResult> gate_run(const OpSpec& op, bool isolate = false,
                                        const std::string& cls = "normal") {
@@ -39,7 +39,7 @@ std::vector<gate::CaseResult> gate_run(const OpSpec& op, bool isolate = false,
 }
 
 TEST(Gate, RealKernelPasses) {
-  const auto r = gate_run(rms_norm_spec());
+  const auto r = gate_run(find_op("rms_norm"));
   ASSERT_FALSE(r.empty());
   for (const auto& c : r) EXPECT_EQ(c.status, golden::Status::pass) << c.summary;
   EXPECT_EQ(gate::exit_code(r), 0);
@@ -92,7 +92,7 @@ TEST(Gate, WritingAnInputIsCaught) {
 // In/out tensors (qkv_attention's KV caches) are checked against the golden's updated
 // copy: a kernel that leaves a cache as it was, or writes past its new rows, fails.
 TEST(Gate, InOutTensorsAreCheckedAfterTheUpdate) {
-  const OpSpec& real = qkv_attention_spec();
+  const OpSpec& real = find_op("qkv_attention");
   EXPECT_EQ(gate_run(real, false, "boundary").front().status, golden::Status::pass);
   OpSpec stale = real;
   stale.kernels["cpu"] = [&real](const Call& c) {
@@ -126,7 +126,7 @@ TEST(Gate, RepeatedRunsMustAgreeBitForBit) {
   o.isolate = false;
   o.repeat = 4;
   // Real kernels, including one that updates in/out tensors (each repeat gets the caches back).
-  for (const OpSpec* op : {&rms_norm_spec(), &qkv_attention_spec()}) {
+  for (const OpSpec* op : {&find_op("rms_norm"), &find_op("qkv_attention")}) {
     const auto r = gate::run({op}, o);
     ASSERT_FALSE(r.empty());
     for (const auto& c : r) EXPECT_EQ(c.status, golden::Status::pass) << op->name << ": " << c.summary;
@@ -198,8 +198,8 @@ TEST(Gate, CrashInOneGroupLeavesTheOtherGroupsReported) {
 }
 
 TEST(Gate, IsolatedResultsMatchInProcessOnes) {
-  const auto a = gate_run(rms_norm_spec(), true, "boundary");
-  const auto b = gate_run(rms_norm_spec(), false, "boundary");
+  const auto a = gate_run(find_op("rms_norm"), true, "boundary");
+  const auto b = gate_run(find_op("rms_norm"), false, "boundary");
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].status, b[i].status);
@@ -236,7 +236,7 @@ TEST(Gate, MostlyZeroCaseIsMistrusted) {
 // The gate finds an op's golden hooks by its name; an op it has none for is refused, not
 // passed for having run nothing.
 TEST(Gate, AnOpWithoutGateHooksIsRefused) {
-  OpSpec op = rms_norm_spec();
+  OpSpec op = find_op("rms_norm");
   op.name = "rms_norm_without_hooks";
   gate::Options o;
   o.classes = {"normal"};
@@ -249,7 +249,7 @@ TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {
   o.classes = {"normal"};
   o.targets = {"gpu-cuda"};
   o.isolate = false;
-  const auto r = gate::run({&rms_norm_spec()}, o);
+  const auto r = gate::run({&find_op("rms_norm")}, o);
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(r[0].status, golden::Status::unsupported);
   EXPECT_EQ(gate::exit_code(r), 0);
@@ -258,7 +258,7 @@ TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {
 // Asked for by name, an (op, target) pair that ran no case is reported (the command exits
 // 2 with it); a pair that ran, or an op not named (a gate over every op), is not.
 TEST(Gate, ANamedOpWithNothingRunnableIsReported) {
-  OpSpec no_kernel = rms_norm_spec();
+  OpSpec no_kernel = find_op("rms_norm");
   no_kernel.kernels.erase("cpu");  // every case UNSUPPORTED on cpu
   gate::Options o;
   o.classes = {"normal"};
@@ -276,7 +276,7 @@ TEST(Gate, ANamedOpWithNothingRunnableIsReported) {
 
   // The real kernel runs on cpu; this test registers no npu-sim kernels: only that pair.
   o.targets = {"cpu", "npu-sim:edge-6tops"};
-  const auto both = gate::run({&rms_norm_spec()}, o);
+  const auto both = gate::run({&find_op("rms_norm")}, o);
   const std::vector<std::string> one = gate::unrunnable_requests(both, o);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].rfind("--op rms_norm --target npu-sim:edge-6tops: no case ran", 0), 0u) << one[0];
@@ -287,7 +287,7 @@ TEST(Gate, ANamedOpWithNothingRunnableIsReported) {
 }
 
 TEST(Gate, BaselineCatchesARegressionInsideTolerance) {
-  const auto before = gate_run(rms_norm_spec());
+  const auto before = gate_run(find_op("rms_norm"));
   const std::string path = testing::TempDir() + "/gate_baseline.json";
   std::ofstream(path) << gate::report_json(before).dump();
   // 1e-6 relative: still a PASS against the tolerance, but worse than the baseline.
@@ -302,7 +302,7 @@ TEST(Gate, BaselineCatchesARegressionInsideTolerance) {
   EXPECT_EQ(after[0].status, golden::Status::fail);
   EXPECT_EQ(after[0].metric, "baseline");
 
-  auto same = gate_run(rms_norm_spec());
+  auto same = gate_run(find_op("rms_norm"));
   EXPECT_EQ(gate::apply_baseline(same, path), 0);
   EXPECT_THROW(gate::apply_baseline(same, testing::TempDir() + "/missing.json"), Error);
 }
@@ -327,7 +327,7 @@ TEST(Gate, JsonRoundTripsAndJunitHasOneSuitePerOp) {
 }
 
 TEST(Gate, TheMatrixSumsEachCellAndKeepsItsWorstMetric) {
-  const auto good = gate_run(rms_norm_spec());
+  const auto good = gate_run(find_op("rms_norm"));
   auto r = gate_run(doctored([](const Call& c) {
     real_kernel(c);
     static_cast<float*>(c.tensor("y").data)[0] *= 1.001f;

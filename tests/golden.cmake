@@ -1,23 +1,22 @@
 # golden_test: the golden library's own checks. Included from tests/CMakeLists.txt after
-# golden/ has been added; paths are relative to this file so any top level can include it.
+# golden/ and runtime/ (which declares the operators) have been added.
 
 if(NOT TARGET GTest::gtest_main)
   find_package(GTest REQUIRED)
 endif()
 include(GoogleTest)
 
+# The golden library's own checks, then each operator's tests/golden_<op>_test.cpp, found by
+# name from npukit_operator(<op>) (runtime/operators.cmake).
 add_executable(golden_test
-  ${CMAKE_CURRENT_LIST_DIR}/golden_add_rms_norm_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_attention_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/golden_case_builder_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_half_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_int8_gemm_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/golden_metrics_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_per_token_quant_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_per_token_quant_cases_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_rms_norm_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_rope_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/golden_silu_mul_test.cpp
 )
+npukit_operators_having(_golden_tested tests/golden_<op>_test.cpp)
+foreach (op IN LISTS _golden_tested)
+  target_sources(golden_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/golden_${op}_test.cpp)
+endforeach ()
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(golden_test PRIVATE -Wall -Wextra)

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "golden/attention.h"
-#include "golden/attention_cases.h"
 #include "golden/half.h"
 #include "golden/rope.h"
 #include "tests/golden_case_checks.h"
@@ -357,7 +356,7 @@ TEST(GoldenQkvAttention, EqualsTheCompositionByHand) {
     EXPECT_EQ(f.v_cache, want.v_cache);
   }
   // And on generated cases of every class (NaN-aware: nan_inf has NaN outputs).
-  for (const std::string& cls : input_classes()) {
+  for (InputClass cls : all_input_classes()) {
     for (const Case& c : qkv_attention_cases(cls, DType::float32)) {
       if (c.inputs.count("w_qkv_scale")) continue;  // int8 weights: GoldenQkvAttention.Int8*
       Fused f{c.dims.at("T"), c.dims.at("D"), c.dims.at("S_max"), qkv_attention_params(c),
@@ -476,7 +475,7 @@ double fused_cost(const Case& c) {
 
 void check_cases_well_formed(bool fused) {
   for (DType t : {DType::float32, DType::float16, DType::float64}) {
-    for (const std::string& cls : input_classes()) {
+    for (InputClass cls : all_input_classes()) {
       const std::vector<Case> a = fused ? qkv_attention_cases(cls, t) : attention_cases(cls, t);
       const std::vector<Case> b = fused ? qkv_attention_cases(cls, t) : attention_cases(cls, t);
       SCOPED_TRACE(cls);
@@ -537,8 +536,7 @@ void check_cases_well_formed(bool fused) {
     }
   }
   const auto gen = fused ? qkv_attention_cases : attention_cases;
-  EXPECT_TRUE(gen("normal", DType::int8).empty());
-  EXPECT_THROW(gen("bogus", DType::float32), std::invalid_argument);
+  EXPECT_TRUE(gen(InputClass::normal, DType::int8).empty());
 }
 
 TEST(GoldenAttentionCases, DeterministicAndWellFormed) { check_cases_well_formed(false); }
@@ -547,7 +545,7 @@ TEST(GoldenQkvAttentionCases, DeterministicAndWellFormed) { check_cases_well_for
 TEST(GoldenAttentionCases, BoundaryAndShapeCoverTheIssue) {
   for (bool fused : {false, true}) {
     const auto gen = fused ? qkv_attention_cases : attention_cases;
-    const std::vector<Case> boundary = gen("boundary", DType::float16);
+    const std::vector<Case> boundary = gen(InputClass::boundary, DType::float16);
     bool len1 = false, full = false, mha = false, gqa8 = false, mqa = false;
     for (const Case& c : boundary) {
       const int64_t Hq = c.dims.at("Hq"), Hkv = c.dims.at("Hkv"), S = c.dims.at("S_max");
@@ -564,7 +562,7 @@ TEST(GoldenAttentionCases, BoundaryAndShapeCoverTheIssue) {
     EXPECT_TRUE(len1 && full && mha && gqa8 && mqa) << fused;
     const std::set<int64_t> dh = dim_values(boundary, "Dh");
     EXPECT_TRUE(dh.count(64) && dh.count(128)) << fused;
-    const std::vector<Case> shape = gen("shape", DType::float32);
+    const std::vector<Case> shape = gen(InputClass::shape, DType::float32);
     const std::set<int64_t> T = dim_values(shape, "T");
     EXPECT_TRUE(T.count(1) && T.count(7) && T.count(64)) << fused;
     for (int64_t s : dim_values(shape, "S_max")) EXPECT_NE(s % 64, 0) << s;
@@ -576,7 +574,7 @@ TEST(GoldenAttentionCases, BoundaryAndShapeCoverTheIssue) {
 TEST(GoldenAttentionCases, NanInfNeverLeaksFromUnreadRows) {
   for (DType t : {DType::float32, DType::float16}) {
     bool some_nan = false, some_zero_row = false, unread_nonfinite = false;
-    for (const Case& c : attention_cases("nan_inf", t)) {
+    for (const Case& c : attention_cases(InputClass::nan_inf, t)) {
       SCOPED_TRACE(c.name);
       const int64_t T = c.dims.at("T"), Hq = c.dims.at("Hq"), Dh = c.dims.at("Dh"),
                     S = c.dims.at("S_max"), Hkv = c.dims.at("Hkv");
@@ -613,7 +611,7 @@ TEST(GoldenAttentionCases, NanInfNeverLeaksFromUnreadRows) {
     }
     EXPECT_TRUE(some_nan && some_zero_row && unread_nonfinite);
     bool fused_nan = false, fused_zero_row = false;
-    for (const Case& c : qkv_attention_cases("nan_inf", t)) {
+    for (const Case& c : qkv_attention_cases(InputClass::nan_inf, t)) {
       SCOPED_TRACE(c.name);
       const int64_t T = c.dims.at("T"), D = c.dims.at("D"), S = c.dims.at("S_max");
       const int64_t pos = std::stoll(c.params.at("pos"));
@@ -649,7 +647,7 @@ TEST(GoldenAttentionCases, NanInfNeverLeaksFromUnreadRows) {
 TEST(GoldenAttentionCases, OverflowNeedsMaxSubtractionAndStaysFinite) {
   for (DType t : {DType::float16, DType::float32}) {
     double max_logit = 0, max_v = 0;
-    for (const Case& c : attention_cases("overflow", t)) {
+    for (const Case& c : attention_cases(InputClass::overflow, t)) {
       SCOPED_TRACE(c.name);
       const int64_t T = c.dims.at("T"), Hq = c.dims.at("Hq"), Hkv = c.dims.at("Hkv"),
                     Dh = c.dims.at("Dh"), S = c.dims.at("S_max");
@@ -673,7 +671,7 @@ TEST(GoldenAttentionCases, OverflowNeedsMaxSubtractionAndStaysFinite) {
     }
     EXPECT_GT(max_logit, 709.8) << "past double's exp range";
     EXPECT_GE(max_v, 60000);
-    for (const Case& c : qkv_attention_cases("overflow", t)) {
+    for (const Case& c : qkv_attention_cases(InputClass::overflow, t)) {
       for (double v : qkv_attention_reference(c).y) {
         ASSERT_TRUE(std::isfinite(round_to_dtype(v, t))) << c.name;
       }
@@ -683,7 +681,7 @@ TEST(GoldenAttentionCases, OverflowNeedsMaxSubtractionAndStaysFinite) {
 
 TEST(GoldenAttentionCases, FiniteOutsideTheNanInfClass) {
   for (DType t : {DType::float16, DType::float32}) {
-    for (std::string_view cls : {"normal", "boundary", "shape"}) {
+    for (InputClass cls : {InputClass::normal, InputClass::boundary, InputClass::shape}) {
       for (const Case& c : attention_cases(cls, t)) {
         for (double v : attention_reference(c)) {
           ASSERT_TRUE(std::isfinite(round_to_dtype(v, t))) << cls << " / " << c.name;

@@ -6,7 +6,11 @@
 // its stages: every stage's chooser, every stage's rules; it has no knobs to tune.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "schedules/npu/npu_schedule.h"
 #include "simulator/analysis/op_simulation.h"
@@ -60,6 +64,21 @@ bool fits_at_all(const NpuSchedule& s, SimRequest r, const ArchSpec& arch) {
     return !breaks_capacity(analyse_op(r, arch), arch);
   } catch (const std::invalid_argument&) {
     return true;  // too many tiles to tell: count the chooser's pick against it
+  }
+}
+
+// Every declared operator with a schedules/npu/<op>.cpp (NPUKIT_NPU_OPERATOR_NAMES,
+// tests/npu_sim.cmake) is registered under its name, and only those.
+TEST(NpuSchedules, EveryOpWithAnNpuScheduleIsRegistered) {
+  std::vector<std::string> declared, registered;
+  std::stringstream names(NPUKIT_NPU_OPERATOR_NAMES);
+  for (std::string name; std::getline(names, name, ',');) declared.push_back(name);
+  for (const NpuSchedule& s : npu_schedules()) registered.push_back(s.op);
+  std::sort(declared.begin(), declared.end());
+  EXPECT_EQ(registered, declared);  // npu_schedules() is sorted by op name
+  for (const std::string& op : declared) {
+    ASSERT_NE(schedules::npu::find_npu_schedule(op), nullptr) << op;
+    EXPECT_FALSE(schedules::npu::find_npu_schedule(op)->stage_only) << op;
   }
 }
 

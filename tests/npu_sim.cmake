@@ -20,6 +20,10 @@ foreach(npu_test npu_analysis_test npu_walk_merge_test npu_bad_schedules_test np
   target_link_libraries(${npu_test} PRIVATE npukit_npu_sim GTest::gtest_main)
   gtest_discover_tests(${npu_test} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endforeach()
+# The declared operators that have an NPU schedule, for the registry test's completeness check.
+npukit_operators_having(_npu_ops schedules/npu/<op>.cpp)
+list(JOIN _npu_ops "," _npu_names)
+target_compile_definitions(npu_schedule_registry_test PRIVATE NPUKIT_NPU_OPERATOR_NAMES="${_npu_names}")
 
 # npukit decode's planner (tools/decode): the seeds' arithmetic through the stage
 # simulations, the memory plan, the CPU fallback, the model configs (a few seconds).

@@ -42,30 +42,30 @@ std::vector<std::string> tiers() {
 void quantize(const std::string& tier, const TensorView& a, const TensorView& q, const TensorView& s) {
   const bool f16 = a.dtype == DType::float16;
   if (is_gpu_family(tier)) {
-    auto run = [&](const auto& table, const char* name) {
-      GpuCall g(table, name, tier);
+    auto run = [&](const auto& kernel) {
+      GpuCall g(kernel, tier);
       g.run(g.in(a), g.out(q), g.out(s));
     };
-    f16 ? run(kernels::quantize_rows_f16_gpu, "quantize_rows_f16") : run(kernels::quantize_rows_f32_gpu, "quantize_rows_f32");
+    f16 ? run(kernels::quantize_rows_f16_gpu) : run(kernels::quantize_rows_f32_gpu);
     return;
   }
   HalideBuffer in(a), qb(q), sb(s);
   if (f16) {
-    call_cpu_kernel(kernels::quantize_rows_f16, "quantize_rows_f16", tier, in.get(), qb.get(), sb.get());
+    call_cpu_kernel(kernels::quantize_rows_f16, tier, in.get(), qb.get(), sb.get());
   } else {
-    call_cpu_kernel(kernels::quantize_rows_f32, "quantize_rows_f32", tier, in.get(), qb.get(), sb.get());
+    call_cpu_kernel(kernels::quantize_rows_f32, tier, in.get(), qb.get(), sb.get());
   }
 }
 
 void dequantize(const std::string& tier, const TensorView& acc, const TensorView& rs, const TensorView& ws,
                 const TensorView& y) {
   if (is_gpu_family(tier)) {
-    GpuCall g(kernels::dequantize_rows_f32_gpu, "dequantize_rows_f32", tier);
+    GpuCall g(kernels::dequantize_rows_f32_gpu, tier);
     g.run(g.in(acc), g.in(rs), g.in(ws), g.out(y));
     return;
   }
   HalideBuffer ab(acc), rb(rs), wb(ws), yb(y);
-  call_cpu_kernel(kernels::dequantize_rows_f32, "dequantize_rows_f32", tier, ab.get(), rb.get(), wb.get(), yb.get());
+  call_cpu_kernel(kernels::dequantize_rows_f32, tier, ab.get(), rb.get(), wb.get(), yb.get());
 }
 
 // Rows of K values: the edge cases of the contract, then random rows.

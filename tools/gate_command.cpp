@@ -52,7 +52,7 @@ int run_gate(const GateArgs& a) {
     if (t.rfind("npu-sim:", 0) != 0) targets.push_back(t);
   }
   check_known(targets, all_targets(), "--target");
-  check_known(a.options.classes, golden::input_classes(), "--class");
+  check_known(a.options.classes, golden::input_class_names(), "--class");
   std::vector<std::string> dtype_names;
   for (DType t : kAllDTypes) dtype_names.emplace_back(dtype_name(t));
   check_known(a.options.dtypes, dtype_names, "--dtype");

@@ -24,7 +24,7 @@ int list(const std::string& only) {
   std::cout << "targets: " << join(all_targets()) << '\n';
   const CpuFeatures& f = cpu_features();
   std::cout << "cpu: " << describe(f) << '\n';
-  std::cout << "input classes: " << join(golden::input_classes()) << "\n\n";
+  std::cout << "input classes: " << join(golden::input_class_names()) << "\n\n";
   for (const OpSpec* op : all_ops()) {
     if (!only.empty() && op->name != only) continue;
     std::cout << op->name << ": " << op->summary << '\n';

@@ -18,9 +18,9 @@ void add_rms_norm_run(const Call& call) {
   const Out res_out{residual}, y{call.tensor("y")};
   const float eps = static_cast<float>(call.params.real("eps"));
   if (residual.dtype == DType::float16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, add_rms_norm_f16), call, x, res_in, weight, eps, y, res_out);
+    call_kernel(NPUKIT_TABLE(Gpu, add_rms_norm_f16), call, x, res_in, weight, eps, y, res_out);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, add_rms_norm_f32), call, x, res_in, weight, eps, y, res_out);
+    call_kernel(NPUKIT_TABLE(Gpu, add_rms_norm_f32), call, x, res_in, weight, eps, y, res_out);
   }
 }
 

@@ -45,27 +45,26 @@ TensorView mask_of(const Call& call, ScratchFrame& frame) {
   return TensorView{frame.fill(static_cast<size_t>(T * s_max), 0.0f), DType::float32, {T, s_max}, {}};
 }
 
-template <class Table>
-void run_general(const Table& table, const char* kernel, const Call& call) {
+template <class Kernel>
+void run_general(const Kernel& kernel, const Call& call) {
   ScratchFrame frame(call);
-  call_kernel(table, kernel, call, In{call.tensor("q")}, In{call.tensor("k_cache")}, In{call.tensor("v_cache")},
+  call_kernel(kernel, call, In{call.tensor("q")}, In{call.tensor("k_cache")}, In{call.tensor("v_cache")},
               In{call.tensor("positions")}, In{mask_of(call, frame)}, Out{call.tensor("o")});
 }
 
 // T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without
 // a mask, the unmasked kernel, which never reads its mask argument (one zero here).
-template <class Table, class UnmaskedTable>
-void run_decode(const Table& table, const char* kernel, const UnmaskedTable& unmasked, const char* unmasked_kernel,
-                const Call& call) {
+template <class Kernel, class UnmaskedKernel>
+void run_decode(const Kernel& kernel, const UnmaskedKernel& unmasked, const Call& call) {
   float zero = 0.0f;
   const bool has_mask = call.tensors.count("mask") > 0;
   const TensorView m = has_mask ? call.tensor("mask") : TensorView{&zero, DType::float32, {1, 1}, {}};
   const int32_t position = *static_cast<const int32_t*>(call.tensor("positions").data);
   const In q{call.tensor("q")}, k{call.tensor("k_cache")}, v{call.tensor("v_cache")};
   if (has_mask) {
-    call_kernel(table, kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
+    call_kernel(kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
   } else {
-    call_kernel(unmasked, unmasked_kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
+    call_kernel(unmasked, call, q, k, v, position, In{m}, Out{call.tensor("o")});
   }
 }
 
@@ -77,14 +76,14 @@ void attention_run(const Call& call) {
   const bool f16 = call.tensor("q").dtype == DType::float16;
   if (call.dim("T") == 1) {
     if (f16) {
-      run_decode(NPUKIT_KERNEL(Gpu, attention_decode_f16), NPUKIT_KERNEL(Gpu, attention_decode_f16_unmasked), call);
+      run_decode(NPUKIT_TABLE(Gpu, attention_decode_f16), NPUKIT_TABLE(Gpu, attention_decode_f16_unmasked), call);
     } else {
-      run_decode(NPUKIT_KERNEL(Gpu, attention_decode_f32), NPUKIT_KERNEL(Gpu, attention_decode_f32_unmasked), call);
+      run_decode(NPUKIT_TABLE(Gpu, attention_decode_f32), NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call);
     }
   } else if (f16) {
-    run_general(NPUKIT_KERNEL(Gpu, attention_f16), call);
+    run_general(NPUKIT_TABLE(Gpu, attention_f16), call);
   } else {
-    run_general(NPUKIT_KERNEL(Gpu, attention_f32), call);
+    run_general(NPUKIT_TABLE(Gpu, attention_f32), call);
   }
 }
 

@@ -143,13 +143,13 @@ void int8_gemm_run(const Call& call) {
   where.target = call.target;
   where.tier = epilogue_tier(call.tier);
   if (out == "float32") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f32), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f32), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_f16), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f16), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (call.params.choice("rounding") == "fixed_point") {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, int8_epilogue_float), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_float), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   }
 }
 

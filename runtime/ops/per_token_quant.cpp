@@ -20,9 +20,9 @@ void per_token_quant_run(const Call& call) {
   const In a{call.tensor("a")};
   const Out q{call.tensor("q")}, scale{call.tensor("scale")};
   if (call.tensor("a").dtype == DType::float16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f16), call, a, q, scale);
+    call_kernel(NPUKIT_TABLE(Gpu, quantize_rows_f16), call, a, q, scale);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f32), call, a, q, scale);
+    call_kernel(NPUKIT_TABLE(Gpu, quantize_rows_f32), call, a, q, scale);
   }
 }
 

@@ -175,9 +175,9 @@ TensorView new_rows(const TensorView& cache, int64_t pos, int64_t T) {
   return TensorView{base, cache.dtype, {cache.shape[0], T, dh}, {s_max * dh, dh, 1}};
 }
 
-template <class Table>
-const Table& pick(bool act_f16, bool w_f16, const Table& a32w32, const Table& a32w16, const Table& a16w32,
-                  const Table& a16w16) {
+template <class Kernel>
+const Kernel& pick(bool act_f16, bool w_f16, const Kernel& a32w32, const Kernel& a32w16, const Kernel& a16w32,
+                   const Kernel& a16w16) {
   return act_f16 ? (w_f16 ? a16w16 : a16w32) : (w_f16 ? a32w16 : a32w32);
 }
 
@@ -206,18 +206,18 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
     const int32_t position = positions[0];
     const bool masked = it != call.tensors.end();
     if (kv_f16 && masked) {
-      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_kv_f16), call, qb, k, v, position, m, ob);
+      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16), call, qb, k, v, position, m, ob);
     } else if (kv_f16) {
-      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_kv_f16_unmasked), call, qb, k, v, position, m, ob);
+      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16_unmasked), call, qb, k, v, position, m, ob);
     } else if (masked) {
-      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32), call, qb, k, v, position, m, ob);
+      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32), call, qb, k, v, position, m, ob);
     } else {
-      call_kernel(NPUKIT_KERNEL(Gpu, attention_decode_f32_unmasked), call, qb, k, v, position, m, ob);
+      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call, qb, k, v, position, m, ob);
     }
   } else if (kv_f16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, attention_f32_kv_f16), call, qb, k, v, p, m, ob);
+    call_kernel(NPUKIT_TABLE(Gpu, attention_f32_kv_f16), call, qb, k, v, p, m, ob);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, attention_f32), call, qb, k, v, p, m, ob);
+    call_kernel(NPUKIT_TABLE(Gpu, attention_f32), call, qb, k, v, p, m, ob);
   }
 }
 
@@ -259,28 +259,18 @@ void qkv_attention_run(const Call& call) {
   const auto qn = static_cast<size_t>(T * h.hq * h.dh);
   float *q = frame.take<float>(qn), *o = frame.take<float>(qn);
   TensorView q_view{q, DType::float32, {T, h.hq, h.dh}, {}};
-  {
-    // Names as literals: a built std::string is a heap allocation per run.
-    const char* name = pick<const char*>(act_f16, w_f16, "qkv_rope_f32_wf32", "qkv_rope_f32_wf16",
-                                         "qkv_rope_f16_wf32", "qkv_rope_f16_wf16");
-    call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
-                     NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
-                name, call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
-                static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
-                call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q_view},
-                Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
-  }
+  call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
+                   NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
+              call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
+              static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
+              call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q_view},
+              Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
   // 2. The attention core over the updated caches, query t at position pos + t.
   attend<Gpu>(call, h, q, o);
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
-  {
-    const char* name = pick<const char*>(act_f16, w_f16, "linear_f32_wf32_f32", "linear_f32_wf16_f32",
-                                         "linear_f32_wf32_f16", "linear_f32_wf16_f16");
-    call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
-                     NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
-                name, call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")},
-                Out{call.tensor("y")});
-  }
+  call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
+                   NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
+              call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")}, Out{call.tensor("y")});
 }
 
 // The INT8 GEMM kernels ship avx512_vnni, avx2 and sse41; a forced avx512 (Skylake) tier
@@ -293,9 +283,9 @@ void quantize_rows(const Call& call, const TensorView& rows, int8_t* q, float* s
   const int64_t T = rows.shape.at(0), K = rows.shape.at(1);
   const Out qb{{q, DType::int8, {T, K}, {}}}, sb{{scale, DType::float32, {T}, {}}};
   if (rows.dtype == DType::float16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f16), call, In{rows}, qb, sb);
+    call_kernel(NPUKIT_TABLE(Gpu, quantize_rows_f16), call, In{rows}, qb, sb);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, quantize_rows_f32), call, In{rows}, qb, sb);
+    call_kernel(NPUKIT_TABLE(Gpu, quantize_rows_f32), call, In{rows}, qb, sb);
   }
 }
 
@@ -371,12 +361,12 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
         ws{{const_cast<float*>(w.w_qkv_scale), DType::float32, {rows}, {}}};
     const Out qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
         vn{new_rows(v_cache, pos, T)};
-    const auto args = [&](auto&& kernel_table, const char* name) {
-      call_kernel(kernel_table, name, call, ab, xs, ws, static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh),
+    const auto args = [&](auto&& kernel) {
+      call_kernel(kernel, call, ab, xs, ws, static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh),
                   static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos), call.params.real("theta"),
                   call.params.choice("style") == "interleaved", qb, kn, vn);
     };
-    act_f16 ? args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f16)) : args(NPUKIT_KERNEL(Gpu, qkv_rope_dequant_f32));
+    act_f16 ? args(NPUKIT_TABLE(Gpu, qkv_rope_dequant_f16)) : args(NPUKIT_TABLE(Gpu, qkv_rope_dequant_f32));
   }
   // 2. The attention core.
   attend<Gpu>(call, h, q, o);
@@ -388,9 +378,9 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
     const In ab{acc_view}, os{{a_scale, DType::float32, {T}, {}}},
         ws{{const_cast<float*>(w.w_o_scale), DType::float32, {D}, {}}};
     if (act_f16) {
-      call_kernel(NPUKIT_KERNEL(Gpu, dequantize_rows_f16), call, ab, os, ws, Out{call.tensor("y")});
+      call_kernel(NPUKIT_TABLE(Gpu, dequantize_rows_f16), call, ab, os, ws, Out{call.tensor("y")});
     } else {
-      call_kernel(NPUKIT_KERNEL(Gpu, dequantize_rows_f32), call, ab, os, ws, Out{call.tensor("y")});
+      call_kernel(NPUKIT_TABLE(Gpu, dequantize_rows_f32), call, ab, os, ws, Out{call.tensor("y")});
     }
   }
 }

@@ -14,9 +14,9 @@ void rms_norm_run(const Call& call) {
   const In x{call.tensor("x")}, weight{call.tensor("weight")};
   const float eps = static_cast<float>(call.params.real("eps"));
   if (x.t.dtype == DType::float16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, rms_norm_f16), call, x, weight, eps, Out{call.tensor("y")});
+    call_kernel(NPUKIT_TABLE(Gpu, rms_norm_f16), call, x, weight, eps, Out{call.tensor("y")});
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, rms_norm_f32), call, x, weight, eps, Out{call.tensor("y")});
+    call_kernel(NPUKIT_TABLE(Gpu, rms_norm_f32), call, x, weight, eps, Out{call.tensor("y")});
   }
 }
 

@@ -59,19 +59,19 @@ void check(const Call& call) {
   }
 }
 
-template <class Table>
-void run_rotary(const Table& table, const char* kernel, const Call& call) {
-  call_kernel(table, kernel, call, In{call.tensor("x")}, In{call.tensor("positions")}, call.params.real("theta"),
+template <class Kernel>
+void run_rotary(const Kernel& kernel, const Call& call) {
+  call_kernel(kernel, call, In{call.tensor("x")}, In{call.tensor("positions")}, call.params.real("theta"),
               static_cast<int32_t>(rotary_dim_of(call)), Out{call.tensor("y")});
 }
 
 // The half style over whole rows (rotary_dim = head_dim, as Hugging Face Llama has it):
 // each row viewed as [2, head_dim/2], so both halves are dense vectors.
-template <class Table>
-void run_half_rows(const Table& table, const char* kernel, const Call& call) {
+template <class Kernel>
+void run_half_rows(const Kernel& kernel, const Call& call) {
   const int64_t tokens = call.dim("tokens"), heads = call.dim("heads"), half = call.dim("head_dim") / 2;
   auto rows = [&](const TensorView& v) { return TensorView{v.data, v.dtype, {tokens, heads, 2, half}, {}, v.memory}; };
-  call_kernel(table, kernel, call, In{rows(call.tensor("x"))}, In{call.tensor("positions")}, call.params.real("theta"),
+  call_kernel(kernel, call, In{rows(call.tensor("x"))}, In{call.tensor("positions")}, call.params.real("theta"),
               Out{rows(call.tensor("y"))});
 }
 
@@ -80,14 +80,14 @@ void rope_run(const Call& call) {
   const bool half = call.params.choice("style") == "half";
   const bool f16 = call.tensor("x").dtype == DType::float16;
   if (half && rotary_dim_of(call) == call.dim("head_dim")) {  // check() made it even
-    f16 ? run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f16), call)
-        : run_half_rows(NPUKIT_KERNEL(Gpu, rope_half_rows_f32), call);
+    f16 ? run_half_rows(NPUKIT_TABLE(Gpu, rope_half_rows_f16), call)
+        : run_half_rows(NPUKIT_TABLE(Gpu, rope_half_rows_f32), call);
   } else if (half) {
-    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f16), call)
-        : run_rotary(NPUKIT_KERNEL(Gpu, rope_half_f32), call);
+    f16 ? run_rotary(NPUKIT_TABLE(Gpu, rope_half_f16), call)
+        : run_rotary(NPUKIT_TABLE(Gpu, rope_half_f32), call);
   } else {
-    f16 ? run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f16), call)
-        : run_rotary(NPUKIT_KERNEL(Gpu, rope_interleaved_f32), call);
+    f16 ? run_rotary(NPUKIT_TABLE(Gpu, rope_interleaved_f16), call)
+        : run_rotary(NPUKIT_TABLE(Gpu, rope_interleaved_f32), call);
   }
 }
 

@@ -15,9 +15,9 @@ void silu_mul_run(const Call& call) {
   const In gate_up{call.tensor("gate_up")};
   const Out y{call.tensor("y")};
   if (gate_up.t.dtype == DType::float16) {
-    call_kernel(NPUKIT_KERNEL(Gpu, silu_mul_f16), call, gate_up, y);
+    call_kernel(NPUKIT_TABLE(Gpu, silu_mul_f16), call, gate_up, y);
   } else {
-    call_kernel(NPUKIT_KERNEL(Gpu, silu_mul_f32), call, gate_up, y);
+    call_kernel(NPUKIT_TABLE(Gpu, silu_mul_f32), call, gate_up, y);
   }
 }
 

@@ -1,9 +1,15 @@
-#include "schedules/cpu/rope.h"
+#include "ops/rope.h"
 
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
+// Tokens in parallel; per token the (cos, sin) table in fp64 vectors, then every head
+// rotated in fp32 vectors while the token's rows are in L1.
+// `x_f32` is the input widened to fp32. For fp16 storage and the interleaved style it is
+// staged per block of two vectors, and so is the fp32 rotation, so that the pair shuffles
+// work on fp32 vectors rather than on 16-bit lanes one at a time; the half style reads
+// it in place.
 void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool widened, Func y,
                    ops::RopeStyle style, Expr head_dim, const Target& target) {
   const int vec = target.natural_vector_size<float>();
@@ -57,6 +63,8 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
   }
 }
 
+// The half style on rows seen as two halves (ops::apply_rope_half_rows): tokens in
+// parallel, the (cos, sin) table per token, both halves unrolled over dense vectors.
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"};

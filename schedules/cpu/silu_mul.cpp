@@ -1,9 +1,11 @@
-#include "schedules/cpu/silu_mul.h"
+#include "ops/silu_mul.h"
 
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
+// Chunks of 2048 outputs of a token as tasks, so that a decode step (one token, an FFN
+// width of 11008 or 14336) still spreads over the cores; vectors within a chunk.
 void schedule_silu_mul(ops::SiluMul& op, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var fo{"fo"}, fi{"fi"}, task{"task"};

@@ -1,4 +1,4 @@
-#include "schedules/gpu/add_rms_norm.h"
+#include "ops/add_rms_norm.h"
 
 #include "schedules/gpu/gpu_target.h"
 
@@ -6,6 +6,10 @@ namespace npukit::schedules::gpu {
 
 using namespace Halide;
 
+// y as rms_norm's GPU schedule (one block per row, a three-level shared-memory tree for
+// the fp64 sum of squares), recomputing x + residual where it reads it; the new residual
+// as its own elementwise kernel. The runtime gives the two residual arguments separate
+// device buffers (host tensors only), so the order of the two kernels does not matter.
 void schedule_add_rms_norm(ops::AddRmsNorm& op, Expr, const Target& target) {
   const int threads = block_threads(target), fan_in = 16;
   Var h = op.norm.h, row = op.norm.row, ho{"ho"}, hi{"hi"}, u{"u"}, v{"v"};

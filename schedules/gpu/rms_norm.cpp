@@ -1,4 +1,4 @@
-#include "schedules/gpu/rms_norm.h"
+#include "ops/rms_norm.h"
 
 #include "schedules/gpu/gpu_target.h"
 
@@ -6,6 +6,9 @@ namespace npukit::schedules::gpu {
 
 using namespace Halide;
 
+// One block per row: its threads stride across the row (adjacent threads, adjacent
+// elements), the fp64 sum of squares is a three-level tree in shared memory (256 partial
+// sums, then 16, then one), and the same threads then scale the row.
 void schedule_rms_norm(ops::RmsNorm& op, Expr, const Target& target) {
   const int threads = block_threads(target), fan_in = 16;
   Var h = op.h, row = op.row, ho{"ho"}, hi{"hi"}, u{"u"}, v{"v"};

@@ -1,4 +1,4 @@
-#include "schedules/gpu/rope.h"
+#include "ops/rope.h"
 
 #include "schedules/gpu/gpu_target.h"
 
@@ -22,6 +22,11 @@ void schedule_table(ops::RopeAngles& angles, Func y, const Var& block, const Tar
 
 }  // namespace
 
+// One block per token and group of 8 heads: first the token's (cos, sin) table in fp64 into
+// shared memory (one entry per thread), then 32 threads across the row × 8 heads rotate in
+// fp32. The half style stages the rotated rows in shared memory (its pairs are half a row
+// apart), then stores them; the interleaved style rotates straight from the loads.
+// Same arguments as schedules::cpu::schedule_rope (schedules/cpu/rope.cpp).
 void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func, bool, Func y, ops::RopeStyle style, Expr,
                    const Target& target) {
   Var d = rope.d, h = rope.h, t = rope.t, dO{"dO"}, dI{"dI"}, hO{"hO"}, hI{"hI"};
@@ -50,6 +55,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func, bool, Func y,
   }
 }
 
+// The half style on rows seen as two halves: the same blocks, both halves per thread.
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr, const Target& target) {
   Var i = y.args()[0], j = y.args()[1], h = y.args()[2], t = y.args()[3], iO{"iO"}, iI{"iI"}, hO{"hO"}, hI{"hI"};
   y.bound(j, 0, 2)

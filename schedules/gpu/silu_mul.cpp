@@ -1,4 +1,4 @@
-#include "schedules/gpu/silu_mul.h"
+#include "ops/silu_mul.h"
 
 #include "schedules/gpu/gpu_target.h"
 
@@ -6,6 +6,8 @@ namespace npukit::schedules::gpu {
 
 using namespace Halide;
 
+// Elementwise: blocks of 256 adjacent outputs of one token, one thread each (coalesced
+// loads of the gate half and of the up half).
 void schedule_silu_mul(ops::SiluMul& op, const Target& target) {
   Var fo{"fo"}, fi{"fi"};
   op.out.split(op.f, fo, fi, block_threads(target), TailStrategy::GuardWithIf)

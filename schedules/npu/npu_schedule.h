@@ -2,9 +2,9 @@
 // build its pipeline per variant, the shapes and knobs it takes, how it picks its knobs for
 // a shape, and what its npu-sim kernel needs beyond the call's own tensors and parameters.
 // The simulator (simulator/analysis/op_simulation), the npu-sim kernels and every tool read
-// only this, so they name no op. A schedule is listed by one CMake line,
-// `npukit_add_npu_schedule(<op>)` in simulator/CMakeLists.txt, which compiles
-// schedules/npu/<op>.cpp and lists its `npu_schedule_<op>()`.
+// only this, so they name no op. An operator's schedules/npu/<op>.cpp is found by name
+// (npukit_operator in runtime/operators.cmake), compiled into npukit_npu_sim, and its
+// `npu_schedule_<op>()` listed by simulator/CMakeLists.txt.
 #pragma once
 
 #include <cstdint>

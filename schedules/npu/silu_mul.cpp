@@ -1,16 +1,29 @@
-#include "schedules/npu/silu_mul.h"
-
+// The silu_mul NPU schedule: tiles of tokens × FFN columns; each tile's gate and up
+// halves are DMA'd into the vector buffer (double-buffered when two copies fit), combined
+// there on the vector unit and DMA'd back. The algorithm is ops/silu_mul's. Registered as
+// npu_schedule_silu_mul() (schedules/npu/npu_schedule.h).
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include "ops/silu_mul.h"
+#include "schedules/npu/npu_pipeline.h"
 #include "schedules/npu/npu_schedule.h"
+#include "simulator/arch/arch_spec.h"
 #include "simulator/rules/footprint.h"
 
 namespace npukit::schedules::npu {
 
+struct SiluMulTiles {
+  int64_t tokens = 1, ffn = 1;
+  bool double_buffer = false;
+};
+
 using namespace Halide;
 
+// Tiles whose two input halves (twice when double-buffered) and output fit the vector
+// buffer: whole rows of ffn when they fit, else the most whole vectors (and whole DMA
+// bursts) of a row that do; then split further until every core has a tile.
 SiluMulTiles choose_silu_mul_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t ffn, int64_t element_bytes) {
   const std::string& vb = arch.roles.vector;
   const int64_t lanes = std::max<int64_t>(1, static_cast<int64_t>(arch.vector.bytes_per_cycle) / element_bytes);
@@ -55,6 +68,8 @@ SiluMulTiles choose_silu_mul_tiles(const sim::ArchSpec& arch, int64_t tokens, in
   return SiluMulTiles{};  // does not fit; the capacity rule says by how much
 }
 
+// gate_up [tokens, 2, ffn] of `type` (fp32 or fp16), y [tokens, ffn] of the same type.
+// Int params tile_tokens and tile_ffn (columns, rounded down to whole vectors, at least one).
 NpuPipeline silu_mul_npu_pipeline(const sim::ArchSpec& arch, Type type, bool double_buffer) {
   NpuPipeline p;
   p.op = "silu_mul";

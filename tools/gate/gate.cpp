@@ -25,7 +25,7 @@ struct Group {
   const GateHooks* hooks;
   std::string target;
   DType dtype;
-  std::string input_class;
+  golden::InputClass input_class;
   int repeat = 1;  // Options::repeat
   std::string target_flags;  // Options::target_flags of this target, or "--target <target>"
 };
@@ -39,7 +39,7 @@ uint64_t fnv1a(const void* data, size_t n) {
 
 std::string repro_line(const Group& g, int index) {
   return "npukit gate --op " + g.op->name + " " + g.target_flags + " --dtype " +
-         std::string(dtype_name(g.dtype)) + " --class " + g.input_class + " --case " +
+         std::string(dtype_name(g.dtype)) + " --class " + std::string(golden::input_class_name(g.input_class)) + " --case " +
          std::to_string(index) + (g.repeat > 1 ? " --repeat " + std::to_string(g.repeat) : "");
 }
 
@@ -134,7 +134,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
   r.op = g.op->name;
   r.target = g.target;
   r.dtype = std::string(dtype_name(g.dtype));
-  r.input_class = g.input_class;
+  r.input_class = golden::input_class_name(g.input_class);
   r.case_index = index;
   r.case_name = c.name;
   r.repro = repro_line(g, index);
@@ -236,7 +236,7 @@ CaseResult crash_result(const Group& g, const std::string& why) {
   r.op = g.op->name;
   r.target = g.target;
   r.dtype = std::string(dtype_name(g.dtype));
-  r.input_class = g.input_class;
+  r.input_class = golden::input_class_name(g.input_class);
   r.case_index = -1;
   r.case_name = "(all cases)";
   r.status = golden::Status::crashed;
@@ -360,7 +360,7 @@ std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options
     if (!selected(options.ops, op->name)) continue;
     const GateHooks* hooks = gate_hooks(op->name);
     // An op the gate cannot check must not pass by running no case.
-    if (hooks == nullptr) fail(Errc::internal, "op {} has no gate hooks (tools/gate/gate_hooks.cpp)", op->name);
+    if (hooks == nullptr) fail(Errc::internal, "op {} has no gate hooks (tools/gate/hooks/{}.cpp)", op->name, op->name);
     gated.push_back({op, hooks});
   }
   return run(gated, options);
@@ -376,8 +376,8 @@ std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& opti
       const std::string target_flags = flags == options.target_flags.end() ? "--target " + target : flags->second;
       for (DType dtype : op.hooks->dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
-        for (const std::string& cls : golden::input_classes()) {
-          if (selected(options.classes, cls))
+        for (const auto& [cls, name] : golden::kInputClasses) {
+          if (selected(options.classes, std::string(name)))
             groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags});
         }
       }

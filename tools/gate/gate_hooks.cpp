@@ -1,28 +1,23 @@
-// The table of every shipped op's gate hooks (one tools/gate/hooks/<op>.cpp each).
+// The table of every operator's gate hooks: tools/gate/hooks/<op>.cpp defines
+// `GateHooks <op>_gate_hooks()`, listed here from the generated npukit/operator_list.h.
 #include "tools/gate/gate_hooks.h"
+
+#include "npukit/operator_list.h"  // generated: NPUKIT_OPERATORS(X), one X(op) per operator
 
 namespace npukit {
 
-GateHooks add_rms_norm_gate_hooks();
-GateHooks attention_gate_hooks();
-GateHooks int8_gemm_gate_hooks();
-GateHooks per_token_quant_gate_hooks();
-GateHooks qkv_attention_gate_hooks();
-GateHooks rms_norm_gate_hooks();
-GateHooks rope_gate_hooks();
-GateHooks silu_mul_gate_hooks();
+#define NPUKIT_DECLARE(op) GateHooks op##_gate_hooks();
+NPUKIT_OPERATORS(NPUKIT_DECLARE)
+#undef NPUKIT_DECLARE
 
 const GateHooks* gate_hooks(std::string_view name) {
-  static const std::map<std::string, GateHooks, std::less<>> hooks = {
-      {"add_rms_norm", add_rms_norm_gate_hooks()},
-      {"attention", attention_gate_hooks()},
-      {"int8_gemm", int8_gemm_gate_hooks()},
-      {"per_token_quant", per_token_quant_gate_hooks()},
-      {"qkv_attention", qkv_attention_gate_hooks()},
-      {"rms_norm", rms_norm_gate_hooks()},
-      {"rope", rope_gate_hooks()},
-      {"silu_mul", silu_mul_gate_hooks()},
-  };
+  static const std::map<std::string, GateHooks, std::less<>> hooks = [] {
+    std::map<std::string, GateHooks, std::less<>> m;
+#define NPUKIT_ENTRY(op) m.emplace(#op, op##_gate_hooks());
+    NPUKIT_OPERATORS(NPUKIT_ENTRY)
+#undef NPUKIT_ENTRY
+    return m;
+  }();
   auto it = hooks.find(name);
   return it == hooks.end() ? nullptr : &it->second;
 }

@@ -1,6 +1,6 @@
 // What the gate needs of an op beyond its registry entry: golden cases, reference,
-// tolerances and NaN/Inf contract (tools/gate/hooks/<op>.cpp), keyed by op name, so that
-// the registry and libnpukit.so carry no golden code.
+// tolerances and NaN/Inf contract (tools/gate/hooks/<op>.cpp, `GateHooks <op>_gate_hooks()`),
+// keyed by op name, so that the registry and libnpukit.so carry no golden code.
 #pragma once
 
 #include <functional>
@@ -18,7 +18,7 @@ namespace npukit {
 struct GateHooks {
   std::vector<DType> dtypes;  // storage types the gate covers
   // The cases of one input class for one dtype (golden/<op>_cases.cpp).
-  std::function<std::vector<golden::Case>(std::string_view input_class, DType)> cases;
+  std::function<std::vector<golden::Case>(golden::InputClass, DType)> cases;
   // Expected outputs in double, before rounding to the output dtype, keyed by output name;
   // inout tensors too, with their contents after the call.
   std::function<std::map<std::string, std::vector<double>>(const golden::Case&)> reference;

@@ -68,7 +68,7 @@ Matrix summarize(const std::vector<CaseResult>& results) {
     row->by_target[r.target].add(r);
     row->by_target_class[r.target][r.input_class].add(r);
   }
-  for (const std::string& c : golden::input_classes()) {
+  for (const std::string& c : golden::input_class_names()) {
     if (std::find(seen_classes.begin(), seen_classes.end(), c) != seen_classes.end()) m.classes.push_back(c);
   }
   return m;

@@ -32,7 +32,7 @@ struct MatrixRow {
 
 struct Matrix {
   std::vector<std::string> targets;  // in the order the results name them
-  std::vector<std::string> classes;  // golden::input_classes() order, those present
+  std::vector<std::string> classes;  // golden::kInputClasses order, those present
   std::vector<MatrixRow> rows;       // op × dtype, in the order of the results
 };
 

@@ -1,7 +1,6 @@
 // The gate's hooks for add_rms_norm: its golden cases and reference, tolerances and NaN/Inf
 // contract (runtime/ops/add_rms_norm.cpp is the rest of the op; libnpukit.so links none of this).
 #include "golden/add_rms_norm.h"
-#include "golden/add_rms_norm_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/int8_gemm.h"
-#include "golden/int8_gemm_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

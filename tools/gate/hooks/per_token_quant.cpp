@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/per_token_quant.h"
-#include "golden/per_token_quant_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/attention.h"
-#include "golden/attention_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

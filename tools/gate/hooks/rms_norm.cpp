@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/rms_norm.h"
-#include "golden/rms_norm_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

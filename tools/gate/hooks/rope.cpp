@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/rope.h"
-#include "golden/rope_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "golden/silu_mul.h"
-#include "golden/silu_mul_cases.h"
 #include "tools/gate/gate_hooks.h"
 
 namespace npukit {
