@@ -2,49 +2,63 @@
 ; Halide 14 never emits LLVM `half` on x86 and converts in software; a vectorized
 ; PureExtern call NAME is emitted as a call to NAMEx<lanes> when the module defines it,
 ; and ExternalCode bitcode is linked before code generation. These definitions are
-; inlined, and LLVM selects vcvtph2ps / vcvtps2ph. weak_odr, not linkonce_odr: the
+; inlined. The conversions are inline asm, not fpext/fptrunc: LLVM's instcombine folds
+; fptrunc(fpext(a) + fpext(b)) into an fadd on half and fcmp(fpext(a), 0.0) into an fcmp
+; on half, which x86 without AVX512-FP16 then computes lane by lane in scalar code
+; (add_rms_norm's fp16 residual sum and silu_mul's fp16 sign test ran 2-5x slower than
+; fp32 for it). An asm block is opaque to those folds. vcvtps2ph's immediate 0 is round
+; to nearest even, fptrunc's rounding. 16 lanes convert as two halves of 8, so the same
+; code serves the avx2 tier (no zmm) and the avx512 ones. weak_odr, not linkonce_odr: the
 ; linker must keep them although nothing references them yet.
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-unknown-linux-gnu"
 
-define weak_odr float @npukit_f16bits_to_f32(i16 %x) #0 {
-  %h = bitcast i16 %x to half
-  %f = fpext half %h to float
-  ret float %f
-}
-define weak_odr i16 @npukit_f32_to_f16bits(float %x) #0 {
-  %h = fptrunc float %x to half
-  %b = bitcast half %h to i16
-  ret i16 %b
-}
+; 4 lanes travel as the low half of 8: LLVM drops an asm operand of type <4 x i16>.
 define weak_odr <4 x float> @npukit_f16bits_to_f32x4(<4 x i16> %x) #0 {
-  %h = bitcast <4 x i16> %x to <4 x half>
-  %f = fpext <4 x half> %h to <4 x float>
+  %w = shufflevector <4 x i16> %x, <4 x i16> undef, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 undef, i32 undef, i32 undef, i32 undef>
+  %f = call <4 x float> asm "vcvtph2ps $1, $0", "=x,x"(<8 x i16> %w) #1
   ret <4 x float> %f
 }
 define weak_odr <4 x i16> @npukit_f32_to_f16bitsx4(<4 x float> %x) #0 {
-  %h = fptrunc <4 x float> %x to <4 x half>
-  %b = bitcast <4 x half> %h to <4 x i16>
+  %w = call <8 x i16> asm "vcvtps2ph $$0, $1, $0", "=x,x"(<4 x float> %x) #1
+  %b = shufflevector <8 x i16> %w, <8 x i16> undef, <4 x i32> <i32 0, i32 1, i32 2, i32 3>
   ret <4 x i16> %b
 }
 define weak_odr <8 x float> @npukit_f16bits_to_f32x8(<8 x i16> %x) #0 {
-  %h = bitcast <8 x i16> %x to <8 x half>
-  %f = fpext <8 x half> %h to <8 x float>
+  %f = call <8 x float> asm "vcvtph2ps $1, $0", "=x,x"(<8 x i16> %x) #1
   ret <8 x float> %f
 }
 define weak_odr <8 x i16> @npukit_f32_to_f16bitsx8(<8 x float> %x) #0 {
-  %h = fptrunc <8 x float> %x to <8 x half>
-  %b = bitcast <8 x half> %h to <8 x i16>
+  %b = call <8 x i16> asm "vcvtps2ph $$0, $1, $0", "=x,x"(<8 x float> %x) #1
   ret <8 x i16> %b
 }
+define weak_odr float @npukit_f16bits_to_f32(i16 %x) #0 {
+  %v = insertelement <4 x i16> undef, i16 %x, i32 0
+  %f = call <4 x float> @npukit_f16bits_to_f32x4(<4 x i16> %v)
+  %s = extractelement <4 x float> %f, i32 0
+  ret float %s
+}
+define weak_odr i16 @npukit_f32_to_f16bits(float %x) #0 {
+  %v = insertelement <4 x float> undef, float %x, i32 0
+  %b = call <4 x i16> @npukit_f32_to_f16bitsx4(<4 x float> %v)
+  %s = extractelement <4 x i16> %b, i32 0
+  ret i16 %s
+}
 define weak_odr <16 x float> @npukit_f16bits_to_f32x16(<16 x i16> %x) #0 {
-  %h = bitcast <16 x i16> %x to <16 x half>
-  %f = fpext <16 x half> %h to <16 x float>
+  %lo = shufflevector <16 x i16> %x, <16 x i16> undef, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %hi = shufflevector <16 x i16> %x, <16 x i16> undef, <8 x i32> <i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
+  %a = call <8 x float> @npukit_f16bits_to_f32x8(<8 x i16> %lo)
+  %b = call <8 x float> @npukit_f16bits_to_f32x8(<8 x i16> %hi)
+  %f = shufflevector <8 x float> %a, <8 x float> %b, <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
   ret <16 x float> %f
 }
 define weak_odr <16 x i16> @npukit_f32_to_f16bitsx16(<16 x float> %x) #0 {
-  %h = fptrunc <16 x float> %x to <16 x half>
-  %b = bitcast <16 x half> %h to <16 x i16>
-  ret <16 x i16> %b
+  %lo = shufflevector <16 x float> %x, <16 x float> undef, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+  %hi = shufflevector <16 x float> %x, <16 x float> undef, <8 x i32> <i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
+  %a = call <8 x i16> @npukit_f32_to_f16bitsx8(<8 x float> %lo)
+  %b = call <8 x i16> @npukit_f32_to_f16bitsx8(<8 x float> %hi)
+  %f = shufflevector <8 x i16> %a, <8 x i16> %b, <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
+  ret <16 x i16> %f
 }
 attributes #0 = { alwaysinline nounwind readnone }
+attributes #1 = { nounwind readnone }
