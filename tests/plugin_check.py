@@ -9,10 +9,14 @@ usage: plugin_check.py <cmake> <build dir> <mode> [<compiler launcher>]
             and npu-sim:edge-6tops with JUnit; sim --strict at decode and prefill; tune; the C
             ABI through the installed Python module; the loader's refusals (a missing file,
             no plug-in, a companion, the same op twice, another kit's plug-in)
+  skeleton  npukit new-op writes a project, which builds for one tier (sse41: any x86-64 CI
+            machine) and runs, and whose gate ends with exit 2 and one line naming the
+            unwritten golden reference, never a pass; new-op's refusals
 
 The launcher (e.g. ccache) is the one the kit's build uses, passed on to the plug-ins' builds.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -202,12 +206,58 @@ print("python ok")
                      "built against npukit 0.0.1 (plug-in ABI 999)", "rebuilt against the kit that loads it")
 
 
+def check_skeleton(cmake, build, launcher, tmp):
+    prefix = install_check.install(cmake, build, tmp)
+    npukit = os.path.join(prefix, "bin", "npukit")
+    project = os.path.join(tmp, "my_op")
+    r = run([npukit, "new-op", "my_op", "--dir", project])
+    files = sorted(os.path.relpath(os.path.join(d, f), project) for d, _, fs in os.walk(project) for f in fs)
+    check("new-op writes the op's files, a CMakeLists.txt and a README", r.returncode == 0 and files == sorted([
+        "CMakeLists.txt", "README.md", "ops/my_op.h", "ops/my_op.cpp", "ops/my_op_generator.cpp",
+        "schedules/cpu/my_op.cpp", "schedules/npu/my_op.cpp", "runtime/ops/my_op.cpp", "golden/my_op.h",
+        "golden/my_op.cpp", "golden/my_op_cases.cpp", "tools/gate/hooks/my_op.cpp"]) and
+        f"-DCMAKE_PREFIX_PATH={prefix}" in r.stdout, f"{files}\n{r.stdout}{r.stderr}")
+    one_line_refusal("new-op refuses a shipped op's name", run([npukit, "new-op", "rms_norm", "--dir",
+                                                                os.path.join(tmp, "a")]),
+                     "new-op rms_norm", "is a shipped op")
+    one_line_refusal("new-op refuses a name that is no identifier",
+                     run([npukit, "new-op", "My-Op", "--dir", os.path.join(tmp, "b")]), "new-op My-Op", "lower-case")
+    one_line_refusal("new-op refuses a directory that is not empty",
+                     run([npukit, "new-op", "other", "--dir", project]), project, "not an empty directory")
+    check("no refused new-op wrote anything", not os.path.exists(os.path.join(tmp, "a")) and
+          not os.path.exists(os.path.join(tmp, "b")))
+
+    # One tier: the skeleton test checks the wiring, not the tiers (CI's time).
+    out = os.path.join(project, "build")
+    build_project(cmake, project, out, prefix, launcher, "-DNPUKIT_OPERATOR_TIERS=sse41")
+    plugin = os.path.join(out, "libnpukit_op_my_op.so")
+    x = np.linspace(-3, 3, 3 * 70, dtype=np.float32).reshape(3, 70)
+    xin, y = os.path.join(tmp, "x.npy"), os.path.join(tmp, "y.npy")
+    np.save(xin, x)
+    r = run([npukit, "run", "--plugin", plugin, "--op", "my_op", "--in", f"x={xin}", "--out", f"y={y}",
+             "--param", "alpha=0.5"])
+    check("the skeleton's placeholder runs (y = alpha * x)",
+          r.returncode == 0 and np.array_equal(np.load(y), x * np.float32(0.5)), r.stderr)
+    r = run([npukit, "gate", "--plugin", plugin, "--op", "my_op", "--target", "cpu"])
+    lines = r.stderr.strip().splitlines()
+    check("the gate refuses the unwritten golden: exit 2, one line naming it, no case passed",
+          r.returncode == 2 and len(lines) == 1 and "gate: op my_op: its golden reference is not written "
+          "(golden/my_op.cpp: my_op() is a stub; write the reference in double)" in lines[0] and
+          not re.search(r"\bPASS\b", r.stdout) and re.search(r"^my_op\s+float32\s+FAIL \d+", r.stdout, re.M),
+          f"exit {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr}")
+    r = run([npukit, "sim", "--plugin", plugin, "--op", "my_op", "--arch", "edge-6tops", "--strict"])
+    check("the skeleton's NPU schedule simulates strict-clean", r.returncode == 0 and "cycles" in r.stdout,
+          r.stdout + r.stderr)
+
+
 def main():
     cmake, build, mode = sys.argv[1:4]
     launcher = sys.argv[4] if len(sys.argv) > 4 else ""
     with tempfile.TemporaryDirectory(prefix=f"npukit-plugin-{mode}-") as tmp:
         if mode == "example":
             check_example(cmake, build, launcher, tmp)
+        elif mode == "skeleton":
+            check_skeleton(cmake, build, launcher, tmp)
         else:
             sys.exit(f"unknown mode {mode}")
     if failures:
