@@ -1,6 +1,8 @@
-# npukit_halide_library(<lib> GENERATOR <g> TARGETS <t> [PARAMS <k=v>...] [USE_RUNTIME <rt>])
+# npukit_halide_library(<lib> GENERATOR <g> TARGETS <t> [PARAMS <k=v>...] [USE_RUNTIME <rt>]
+#                       [FROM <generator executable>])
 # One ahead-of-time kernel library `<lib>` (C function of the same name, user_context), and
-# with no USE_RUNTIME its Halide runtime `<lib>.runtime`: generated here by npukit_generators,
+# with no USE_RUNTIME its Halide runtime `<lib>.runtime`: generated here by FROM (default
+# npukit_generators),
 # or, when NPUKIT_PREBUILT_KERNELS names another build tree of this project, imported from
 # that tree. The sanitizer tree (docs/reliability.md) imports them: Halide-generated code
 # cannot be instrumented, and generating it again would double the build for nothing.
@@ -9,13 +11,16 @@ set(NPUKIT_PREBUILT_KERNELS "" CACHE PATH
     "a build tree of this project whose kernel libraries this tree links instead of generating them")
 
 function(npukit_halide_library LIB)
-  cmake_parse_arguments(ARG "" "GENERATOR;USE_RUNTIME" "TARGETS;PARAMS" ${ARGN})
+  cmake_parse_arguments(ARG "" "GENERATOR;USE_RUNTIME;FROM" "TARGETS;PARAMS" ${ARGN})
+  if (NOT ARG_FROM)
+    set(ARG_FROM npukit_generators)
+  endif ()
   if (NOT NPUKIT_PREBUILT_KERNELS)
     set(use_runtime "")
     if (ARG_USE_RUNTIME)
       set(use_runtime USE_RUNTIME ${ARG_USE_RUNTIME})
     endif ()
-    add_halide_library(${LIB} FROM npukit_generators GENERATOR ${ARG_GENERATOR} FUNCTION_NAME ${LIB}
+    add_halide_library(${LIB} FROM ${ARG_FROM} GENERATOR ${ARG_GENERATOR} FUNCTION_NAME ${LIB}
                        TARGETS ${ARG_TARGETS} FEATURES user_context PARAMS ${ARG_PARAMS} ${use_runtime})
     return ()
   endif ()

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "golden/array.h"
@@ -21,6 +22,12 @@ struct Case {
   std::map<std::string, std::string> params;   // as text, parsed like user input; doubles
                                                // are written so that they read back exactly
   std::map<std::string, Array> inputs;         // by tensor name
+};
+
+// What a golden reference that is not written yet throws (`npukit new-op` writes such a
+// stub): the gate reports it as the reason nothing was checked, never as a pass.
+struct NotWritten : std::logic_error {
+  using std::logic_error::logic_error;
 };
 
 // Shortest decimal text that reads back (strtod, std::stod) as exactly v: "1e-05", "0",

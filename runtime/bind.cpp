@@ -140,43 +140,7 @@ bool overlaps(const TensorView& a, const TensorView& b) {
   return lo_a < hi_b && lo_b < hi_a;
 }
 
-// Out of line and cold: the lookups that call it run on every kernel call.
-[[noreturn, gnu::noinline, gnu::cold]] void call_lacks(const char* what, std::string_view name) {
-  fail(Errc::internal, "call has no {} '{}'", what, name);
-}
-
 }  // namespace
-
-const TensorView& Call::tensor(std::string_view name) const {
-  if (slots.set) {
-    const std::vector<TensorSpec>& specs = op->tensors;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const std::string& s = specs[i].name;
-      if (s.size() != name.size()) continue;
-      size_t c = 0;
-      while (c < s.size() && s[c] == name[c]) ++c;
-      if (c < s.size()) continue;
-      if (slots.at[i] == nullptr) call_lacks("tensor", name);
-      return *slots.at[i];
-    }
-  }
-  auto it = tensors.find(name);
-  if (it == tensors.end()) call_lacks("tensor", name);
-  return it->second;
-}
-
-int64_t Call::dim(std::string_view name) const {
-  auto it = dims.find(name);
-  if (it == dims.end()) call_lacks("dimension", name);
-  return it->second;
-}
-
-const TensorSpec& OpSpec::tensor(const std::string& tensor_name) const {
-  for (const TensorSpec& s : tensors) {
-    if (s.name == tensor_name) return s;
-  }
-  fail(Errc::internal, "{} has no tensor '{}'", name, tensor_name);
-}
 
 std::map<std::string, OutputInfo> infer_outputs(const OpSpec& op,
                                                 const TensorMap& inputs,

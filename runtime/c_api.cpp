@@ -11,6 +11,7 @@
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
 #include "runtime/op_info.h"
+#include "runtime/plugin.h"
 #include "runtime/prepared_op.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
@@ -227,6 +228,13 @@ NPUKIT_EXPORT const npukit_op_info* npukit_op_describe(const char* op) {
 }
 
 // The project's version (CMakeLists.txt's project()), the one the package files carry.
+NPUKIT_EXPORT npukit_status npukit_load_plugin(const char* path) {
+  return npukit::guarded([&] {
+    if (path == nullptr) npukit::fail(npukit::Errc::invalid_argument, "npukit_load_plugin: path is NULL");
+    npukit::load_operator_plugin(path, "npukit_load_plugin");
+  });
+}
+
 NPUKIT_EXPORT const char* npukit_version(void) { return NPUKIT_VERSION; }
 
 NPUKIT_EXPORT int npukit_abi_version(void) { return NPUKIT_ABI_VERSION; }

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
@@ -25,6 +26,14 @@ struct CpuKernel {
   const char* name;
   CpuVariant<Fn> tiers[N];
 };
+
+// The tiers of a kernel, best first: an OpSpec's cpu_tiers, from the table the build wrote.
+template <class Fn, size_t N>
+std::vector<std::string> tier_names(const CpuKernel<Fn, N>& kernel) {
+  std::vector<std::string> names;
+  for (const CpuVariant<Fn>& v : kernel.tiers) names.emplace_back(v.tier);
+  return names;
+}
 
 // The best tier this CPU runs, or exactly `forced` when it is not empty. A forced tier
 // that is absent or that this CPU cannot run is an error naming the missing features.

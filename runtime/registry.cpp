@@ -13,8 +13,11 @@ namespace npukit {
 NPUKIT_OPERATORS(NPUKIT_DECLARE)
 #undef NPUKIT_DECLARE
 
-const std::vector<const OpSpec*>& all_ops() {
-  static const std::vector<const OpSpec*> ops = [] {
+namespace {
+
+// The built-in ops, then those registered at run time (operator plug-ins), in that order.
+std::vector<const OpSpec*>& op_table() {
+  static std::vector<const OpSpec*> ops = [] {
     std::vector<const OpSpec*> v;
 #define NPUKIT_LIST(op) v.push_back(&op##_spec());
     NPUKIT_OPERATORS(NPUKIT_LIST)
@@ -22,6 +25,21 @@ const std::vector<const OpSpec*>& all_ops() {
     return v;
   }();
   return ops;
+}
+
+}  // namespace
+
+const std::vector<const OpSpec*>& all_ops() { return op_table(); }
+
+void register_op(const OpSpec& op) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<const OpSpec*>& ops = op_table();
+  for (const OpSpec* o : ops) {
+    if (o == &op) return;
+    if (o->name == op.name) fail(Errc::invalid_argument, "op '{}' is already registered: op names must be unique", op.name);
+  }
+  ops.push_back(&op);
 }
 
 const OpSpec& find_op(const std::string& name) {

@@ -8,10 +8,17 @@
 
 namespace npukit {
 
-// Every shipped operator, in the order runtime/operators.cmake declares them. Each
-// runtime/ops/<op>.cpp defines `const OpSpec& <op>_spec()`, which registry.cpp lists from
-// the generated npukit/operator_list.h: adding an op edits neither this file nor that one.
+// Every shipped operator, in the order runtime/operators.cmake declares them, then the ops
+// of loaded operator plug-ins in load order. Each runtime/ops/<op>.cpp defines
+// `const OpSpec& <op>_spec()`, which registry.cpp lists from the generated
+// npukit/operator_list.h: adding an op edits neither this file nor that one.
 const std::vector<const OpSpec*>& all_ops();
+
+// Adds an op at run time (an operator plug-in's, runtime/plugin.h); registering the same
+// OpSpec again does nothing. Another op of the same name is Errc::invalid_argument. Not
+// concurrently with anything that reads the registry: a process registers its plug-ins
+// before it runs ops.
+void register_op(const OpSpec& op);
 
 // The op called `name`; an unknown name is an error listing the known ones.
 const OpSpec& find_op(const std::string& name);

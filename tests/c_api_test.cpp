@@ -344,6 +344,24 @@ TEST(CApi, OutputsSharingMemoryAreRefused) {
                            "per_token_quant: output scale overlaps output q; each output needs memory of its own");
 }
 
+// npukit_load_plugin refuses what it cannot trust, with a status and one line naming the
+// path and the rule; the registry is as it was (tests/plugin_check.py loads real plug-ins).
+TEST(CApi, LoadPluginRefusesWhatIsNoPlugin) {
+  const size_t ops = npukit_op_count();
+  EXPECT_EQ(npukit_load_plugin(nullptr), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_STREQ(npukit_last_error(), "npukit_load_plugin: path is NULL");
+  EXPECT_EQ(npukit_load_plugin("/nonexistent/libnpukit_op_x.so"), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(npukit_last_error()).rfind("npukit_load_plugin /nonexistent/libnpukit_op_x.so: cannot be loaded (", 0), 0u)
+      << npukit_last_error();
+  // A shared library, but no operator plug-in: libnpukit.so itself.
+  EXPECT_EQ(npukit_load_plugin(NPUKIT_SHARED_LIBRARY), NPUKIT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(npukit_last_error()).find(": not an npukit operator plug-in: it has no symbol npukit_operator_plugin"),
+            std::string::npos)
+      << npukit_last_error();
+  EXPECT_EQ(std::string(npukit_last_error()).find('\n'), std::string::npos);
+  EXPECT_EQ(npukit_op_count(), ops);
+}
+
 TEST(CApi, ExportsOnlyItsOwnSymbols) {
   // The Halide runtime inside must stay hidden: a host that links Halide or LLVM itself
   // would otherwise get ours.

@@ -143,7 +143,7 @@ TEST_F(Cli, ArgumentsWithNewlinesKeepTheErrorOnOneLine) {
   EXPECT_EQ(op.out.find('\n'), op.out.size() - 1) << op.out;
   EXPECT_NE(op.out.find("'rms?norm'"), std::string::npos) << op.out;
   const Result sub = npukit_cli("\"$(printf 'fro\\nb')\"");
-  EXPECT_EQ(sub.out, "npukit: unknown subcommand 'fro?b' (subcommands: gate, run, list, sim, tune, decode, quantize, calibrate, quant-report)\n");
+  EXPECT_EQ(sub.out, "npukit: unknown subcommand 'fro?b' (subcommands: gate, run, list, sim, tune, decode, quantize, calibrate, quant-report, new-op)\n");
 }
 
 TEST_F(Cli, ListShowsOpsTargetsAndClasses) {

@@ -244,6 +244,48 @@ TEST(Gate, AnOpWithoutGateHooksIsRefused) {
   EXPECT_THROW(gate::run({&op}, o), Error);
 }
 
+// A golden reference that is a stub (npukit new-op's) fails every case with its message, in
+// and out of the child processes, and the gate names the op as unchecked: never a pass.
+TEST(Gate, AnUnwrittenGoldenIsReportedNotPassed) {
+  const OpSpec& op = find_op("rms_norm");
+  GateHooks hooks = *gate_hooks("rms_norm");
+  hooks.reference = [](const golden::Case&) -> std::map<std::string, std::vector<double>> {
+    throw golden::NotWritten("golden/rms_norm.cpp: rms_norm() is a stub");
+  };
+  for (bool isolate : {false, true}) {
+    gate::Options o;
+    o.classes = {"normal"};
+    o.dtypes = {"float32"};
+    o.isolate = isolate;
+    const auto r = gate::run(std::vector<gate::GatedOp>{{&op, &hooks}}, o);
+    ASSERT_FALSE(r.empty());
+    for (const auto& c : r) {
+      EXPECT_EQ(c.status, golden::Status::fail);
+      EXPECT_EQ(c.metric, "golden");
+      EXPECT_NE(c.error.find("rms_norm() is a stub"), std::string::npos) << c.error;
+    }
+    EXPECT_EQ(gate::exit_code(r), 1);
+    const auto lines = gate::unwritten_goldens(r);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "op rms_norm: its golden reference is not written (golden/rms_norm.cpp: rms_norm() is a stub)");
+  }
+  EXPECT_TRUE(gate::unwritten_goldens(gate_run(op)).empty());
+}
+
+// The op of an operator plug-in is known to a rerun only with its --plugin.
+TEST(Gate, ReproLinesCarryTheOpsPlugin) {
+  const OpSpec op = doctored([](const Call&) {});
+  gate::Options o;
+  o.classes = {"normal"};
+  o.dtypes = {"float32"};
+  o.isolate = false;
+  o.op_flags["rms_norm"] = "--plugin ./libnpukit_op_rms_norm.so";
+  const auto r = gate::run({&op}, o);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].repro.rfind("npukit gate --plugin ./libnpukit_op_rms_norm.so --op rms_norm --target cpu ", 0), 0u)
+      << r[0].repro;
+}
+
 TEST(Gate, UnknownTargetIsUnsupportedNotFailed) {
   gate::Options o;
   o.classes = {"normal"};

@@ -31,6 +31,14 @@ EXPECTED = [
     "lib/cmake/npukit/npukitTargets.cmake",
     "lib/pkgconfig/npukit.pc",
     "lib/python3/dist-packages/npukit/__init__.py",
+    # what operator plug-ins are built with (find_package(npukit COMPONENTS operator))
+    "include/npukit/kit_version.h",
+    "include/npukit/sdk/runtime/operator_plugin.h",
+    "include/npukit/sdk/tools/gate/gate_plugin.h",
+    "include/npukit/sdk/schedules/npu/npu_plugin.h",
+    "lib/cmake/npukit/npukitOperatorTargets.cmake",
+    "lib/cmake/npukit/NpukitOperatorPlugin.cmake",
+    "lib/npukit/libnpukit_op_support.a",
 ]
 
 

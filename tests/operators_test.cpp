@@ -61,5 +61,21 @@ TEST(Operators, EveryOpRefusesAnEmptyCallNamingItselfAndATensor) {
   }
 }
 
+// Operator plug-ins register at run time (runtime/plugin.h): the registry takes the same
+// OpSpec again as a no-op and refuses another op of a taken name, leaving the list as it was.
+TEST(Operators, RegisteringRefusesATakenNameAndIgnoresTheSameOp) {
+  const size_t before = all_ops().size();
+  register_op(find_op("rms_norm"));
+  OpSpec other = find_op("rms_norm");
+  try {
+    register_op(other);
+    ADD_FAILURE() << "a second rms_norm was registered";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_STREQ(e.what(), "op 'rms_norm' is already registered: op names must be unique");
+  }
+  EXPECT_EQ(all_ops().size(), before);
+}
+
 }  // namespace
 }  // namespace npukit

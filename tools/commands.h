@@ -18,5 +18,6 @@ void add_decode(CLI::App& app, int& exit_code);
 void add_quantize(CLI::App& app, int& exit_code);
 void add_calibrate(CLI::App& app, int& exit_code);
 void add_quant_report(CLI::App& app, int& exit_code);
+void add_new_op(CLI::App& app, int& exit_code);
 
 }  // namespace npukit::cli

@@ -11,6 +11,7 @@
 #endif
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugins.h"
 #include "tools/gate/external_impl.h"
 #include "tools/gate/reports.h"
 #include "tools/gate/result_json.h"
@@ -22,6 +23,7 @@ namespace {
 struct GateArgs {
   gate::Options options;
   std::string json, junit, report, baseline, schedule, impl, target_name;
+  std::vector<std::string> plugins;
   bool no_isolate = false, verbose = false;
 };
 
@@ -43,6 +45,7 @@ void write_file(const std::string& path, const std::function<void(std::ostream&)
 }
 
 int run_gate(const GateArgs& a) {
+  const std::map<std::string, std::string> op_flags = load_plugins(a.plugins);
   std::vector<std::string> op_names;
   for (const OpSpec* op : all_ops()) op_names.push_back(op->name);
   check_known(a.options.ops, op_names, "--op");
@@ -77,6 +80,7 @@ int run_gate(const GateArgs& a) {
   }
   gate::Options options = a.options;
   options.isolate = !a.no_isolate;
+  options.op_flags = op_flags;
   if (!a.impl.empty()) {
     if (options.ops.size() != 1)
       fail(Errc::invalid_argument, "--impl {}: needs exactly one --op (the op whose signature the kernel has)", a.impl);
@@ -111,6 +115,12 @@ int run_gate(const GateArgs& a) {
     for (size_t i = 1; i < unrunnable.size(); ++i) line += "; " + unrunnable[i];
     fail(Errc::unsupported, "gate: {}: nothing was checked", line);
   }
+  const std::vector<std::string> unwritten = gate::unwritten_goldens(results);
+  if (!unwritten.empty()) {
+    std::string line = unwritten.front();
+    for (size_t i = 1; i < unwritten.size(); ++i) line += "; " + unwritten[i];
+    fail(Errc::invalid_argument, "gate: {}: write it, then gate again; nothing of the op was checked", line);
+  }
   return code;
 }
 
@@ -137,6 +147,7 @@ void add_gate(CLI::App& app, int& exit_code) {
   sub->add_option("--impl", args->impl,
                   "gate a kernel npukit did not build: LIB.so:SYMBOL with the op's signature (include/npukit/external_kernel.h; npukit list --op OP)");
   sub->add_option("--target-name", args->target_name, "the target name --impl's kernel gets in the reports (default: SYMBOL)");
+  add_plugin_option(sub, args->plugins);
   sub->add_flag("--no-isolate", args->no_isolate, "run kernels in this process (no crash isolation; for debuggers)");
   sub->callback([args, &exit_code] { exit_code = run_gate(*args); });
 }

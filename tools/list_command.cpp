@@ -8,6 +8,7 @@
 #include "schedules/npu/npu_schedule.h"
 #endif
 #include "tools/commands.h"
+#include "tools/plugins.h"
 #include "tools/gate/external_impl.h"
 #include "tools/gate/gate_hooks.h"
 
@@ -20,7 +21,8 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
-int list(const std::string& only) {
+int list(const std::string& only, const std::vector<std::string>& plugins) {
+  load_plugins(plugins);
   std::cout << "targets: " << join(all_targets()) << '\n';
   const CpuFeatures& f = cpu_features();
   std::cout << "cpu: " << describe(f) << '\n';
@@ -79,9 +81,11 @@ int list(const std::string& only) {
 
 void add_list(CLI::App& app, int& exit_code) {
   auto only = std::make_shared<std::string>();
+  auto plugins = std::make_shared<std::vector<std::string>>();
   CLI::App* sub = app.add_subcommand("list", "list ops, targets, dtypes and input classes");
   sub->add_option("--op", *only, "describe only this op");
-  sub->callback([only, &exit_code] { exit_code = list(*only); });
+  add_plugin_option(sub, *plugins);
+  sub->callback([only, plugins, &exit_code] { exit_code = list(*only, *plugins); });
 }
 
 }  // namespace npukit::cli

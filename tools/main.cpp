@@ -1,5 +1,5 @@
 // npukit: gate, run, list, simulate and tune the kit's operators; plan decode; quantize weights;
-// calibrate activations; report a quantized layer's error.
+// calibrate activations; report a quantized layer's error; start an operator plug-in (new-op).
 // Built twice: `npukit` with the simulator (npu-sim kernels, which JIT-compile with libHalide)
 // and `npukit-device` without it (NPUKIT_NO_SIMULATOR): gate, run, list and the quantization
 // commands over the AOT kernels only, small and free of libHalide/libLLVM, for GPU machines
@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   npukit::cli::add_quantize(app, exit_code);
   npukit::cli::add_calibrate(app, exit_code);
   npukit::cli::add_quant_report(app, exit_code);
+  npukit::cli::add_new_op(app, exit_code);
   // CLI11 answers an unknown first word with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;

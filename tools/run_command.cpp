@@ -8,17 +8,20 @@
 #include "runtime/registry.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugins.h"
 #include "tools/npy.h"
 
 namespace npukit::cli {
 namespace {
 
 struct RunArgs {
+  std::vector<std::string> plugins;
   std::string op, target = "cpu";
   std::vector<std::string> ins, outs, params;
 };
 
 int run_op(const RunArgs& a) {
+  load_plugins(a.plugins);
   const OpSpec& op = find_op(a.op);
   const std::map<std::string, std::string> params = assignment_map(a.params, "--param");
   std::map<std::string, npy::NpyArray> arrays;
@@ -97,6 +100,7 @@ void add_run(CLI::App& app, int& exit_code) {
   sub->add_option("--in", args->ins, "NAME=FILE.npy for each input tensor");
   sub->add_option("--out", args->outs, "NAME=FILE.npy for each output tensor");
   sub->add_option("--param", args->params, "NAME=VALUE for each parameter to set");
+  add_plugin_option(sub, args->plugins);
   sub->callback([args, &exit_code] { exit_code = run_op(*args); });
 }
 

@@ -20,6 +20,7 @@
 #include "simulator/simulate.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugins.h"
 #include "tools/sim_helpers.h"
 
 namespace npukit::cli {
@@ -27,7 +28,7 @@ namespace {
 
 struct SimArgs {
   std::string arch = "edge-6tops", op, shape, dtype, schedule, format = "table", trace, roofline, nest;
-  std::vector<std::string> params;
+  std::vector<std::string> params, plugins;
   bool strict = false, all = false;
 };
 
@@ -74,6 +75,7 @@ int run_all(const SimArgs& a, const sim::ArchSpec& arch) {
 }
 
 int run_sim(const SimArgs& a) {
+  load_plugins(a.plugins);
   if (a.format != "table" && a.format != "json")
     fail(Errc::invalid_argument, "--format {}: must be table or json", a.format);
   const sim::ArchSpec arch = arch_argument(a.arch);
@@ -150,6 +152,7 @@ void add_sim(CLI::App& app, int& exit_code) {
   sub->add_option("--roofline", args->roofline, "write an SVG roofline");
   sub->add_option("--nest", args->nest, "write the lowered loop nest the analysis read (Halide's syntax)");
   sub->add_flag("--strict", args->strict, "warnings (e.g. padding waste) become errors");
+  add_plugin_option(sub, args->plugins);
   sub->callback([args, &exit_code] { exit_code = run_sim(*args); });
 }
 

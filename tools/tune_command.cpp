@@ -11,12 +11,14 @@
 #include "simulator/report/table.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/plugins.h"
 #include "tools/sim_helpers.h"
 
 namespace npukit::cli {
 namespace {
 
 struct TuneArgs {
+  std::vector<std::string> plugins;
   std::string arch = "edge-6tops", op, shape, dtype, format = "table", emit;
   std::vector<std::string> params;
   int64_t top = 5;
@@ -49,6 +51,7 @@ std::string row(const std::string& label, const sim::TuneCandidate& c, int64_t b
 }
 
 int run_tune(const TuneArgs& a) {
+  load_plugins(a.plugins);
   if (a.op.empty()) fail(Errc::invalid_argument, "--op: required");
   if (a.format != "table" && a.format != "json")
     fail(Errc::invalid_argument, "--format {}: must be table or json", a.format);
@@ -132,6 +135,7 @@ void add_tune(CLI::App& app, int& exit_code) {
   sub->add_option("--format", args->format, "table (default) or json");
   sub->add_flag("--strict", args->strict, "warnings (padding, partial bursts) reject a setting too, as in sim --strict");
   sub->add_option("--emit", args->emit, "write the best knobs for npukit sim/gate --schedule @FILE");
+  add_plugin_option(sub, args->plugins);
   sub->callback([args, &exit_code] { exit_code = run_tune(*args); });
 }
 

@@ -10,8 +10,8 @@
 
 /* The version of this interface: a host compiled against it checks that the library it
  * loaded has the same (npukit_abi_version()). Version 1 added prepared ops, version 2 op
- * descriptions. */
-#define NPUKIT_ABI_VERSION 3
+ * descriptions, version 3 npukit_op_create_like, version 4 npukit_load_plugin. */
+#define NPUKIT_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -124,6 +124,15 @@ typedef struct {
 /* The description of `op`, valid for the life of the process; NULL for an unknown op
  * (npukit_last_error). */
 const npukit_op_info* npukit_op_describe(const char* op);
+
+/* Loads an operator plug-in (libnpukit_op_<op>.so, built against this kit with the CMake
+ * package's npukit_add_operator) and registers its op, which from then on is listed, described,
+ * validated and run like a shipped one. A path without '/' is a file in the current
+ * directory. Loading the same file again does nothing. NPUKIT_INVALID_ARGUMENT, naming the
+ * path and the rule, for a file that cannot be loaded, is no operator plug-in, was built
+ * against another kit version, or has an op whose name is taken. Call it before other
+ * threads use the library: not concurrently with any other npukit call. ABI 4. */
+npukit_status npukit_load_plugin(const char* path);
 
 const char* npukit_version(void);
 int npukit_abi_version(void); /* NPUKIT_ABI_VERSION of the library loaded */

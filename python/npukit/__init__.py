@@ -16,7 +16,7 @@ from ._abi import INOUT, INPUT, OUTPUT  # a TensorDescription's role
 from ._describe import OpDescription, describe
 
 __all__ = ["Op", "run", "describe", "OpDescription", "INPUT", "OUTPUT", "INOUT", "ops", "version",
-           "torch_library", "load_torch"]
+           "torch_library", "load_torch", "load_plugin"]
 
 
 def version():
@@ -26,6 +26,14 @@ def version():
 def ops():
     """The registered op names."""
     return [_abi.lib.npukit_op_name(i).decode() for i in range(_abi.lib.npukit_op_count())]
+
+
+def load_plugin(path):
+    """Loads an operator plug-in (libnpukit_op_<op>.so, npukit_load_plugin): its op joins ops().
+    The PyTorch extension's torch.ops.npukit are made when it loads: load plug-ins first."""
+    status = _abi.lib.npukit_load_plugin(str(path).encode())
+    if status != _abi.OK:
+        raise _abi.error(status, _abi.last_error())
 
 
 def torch_library():

@@ -49,7 +49,7 @@ class OpInfo(ctypes.Structure):
 INPUT, OUTPUT, INOUT = 0, 1, 2
 REAL, INTEGER, CHOICE = 0, 1, 2
 OK, INVALID_ARGUMENT, UNSUPPORTED = 0, 1, 2
-ABI_VERSION = 3  # the header's NPUKIT_ABI_VERSION this module was written against
+ABI_VERSION = 4  # the header's NPUKIT_ABI_VERSION this module was written against
 
 LIBRARY = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _paths.LIBRARY))
 TORCH_LIBRARY = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _paths.TORCH_LIBRARY))
@@ -67,7 +67,8 @@ for name, res, args in [
         ("npukit_op_create_like", _P, [_P, ctypes.POINTER(Param), ctypes.c_size_t]),
         ("npukit_op_set_constant", ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(DLTensor)]),
         ("npukit_op_run_positional", ctypes.c_int, [_P, ctypes.POINTER(ctypes.POINTER(DLTensor)), ctypes.c_size_t]),
-        ("npukit_op_destroy", None, [_P])]:
+        ("npukit_op_destroy", None, [_P]),
+        ("npukit_load_plugin", ctypes.c_int, [ctypes.c_char_p])]:
     f = getattr(lib, name)
     f.restype, f.argtypes = res, args
 if lib.npukit_abi_version() != ABI_VERSION:

@@ -4,10 +4,11 @@
 // The simulator (simulator/analysis/op_simulation), the npu-sim kernels and every tool read
 // only this, so they name no op. An operator's schedules/npu/<op>.cpp is found by name
 // (npukit_operator in runtime/operators.cmake), compiled into npukit_npu_sim, and its
-// `npu_schedule_<op>()` listed by simulator/CMakeLists.txt.
+// `npu_schedule_<op>()` listed by simulator/CMakeLists.txt (schedules/npu/npu_schedule_list.cpp).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -144,9 +145,14 @@ struct NpuSchedule {
 // param of the one lowering per variant and double-buffering choice).
 Knobs fixed_knobs(const Knobs& knobs);
 
-// Every registered NPU schedule, in a stable order (by op name).
-const std::vector<NpuSchedule>& npu_schedules();
+// Every registered NPU schedule: the kit's by op name, then operator plug-ins' in load
+// order. A deque: references to its elements stay valid while plug-ins add theirs.
+const std::deque<NpuSchedule>& npu_schedules();
 // The schedule of `op`, or nullptr.
 const NpuSchedule* find_npu_schedule(const std::string& op);
+// Adds the schedule of an op registered at run time (an operator plug-in's NPU companion,
+// schedules/npu/npu_plugin.h). An op that has one already is Errc::invalid_argument. Not
+// concurrently with the lookups above.
+const NpuSchedule& register_npu_schedule(const NpuSchedule& schedule);
 
 }  // namespace npukit::schedules::npu

@@ -45,19 +45,11 @@ RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidde
   };
   for (bool db : {true, false}) {
     if (!fits(1, db)) continue;
-    int64_t lo = 1, hi = rows;  // the most rows that fit
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(mid, db)) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
+    const int64_t most = sim::most_that_fit(1, rows, [&](int64_t r) { return fits(r, db); });
     // No more rows per tile than leave every core a tile: 128 rows on 24 cores in tiles of
     // 24 would idle 19 cores.
     const int64_t per_core = (rows + arch.cores - 1) / arch.cores;
-    return RowTiles{std::min(lo, per_core), db};
+    return RowTiles{std::min(most, per_core), db};
   }
   return RowTiles{1, false};  // does not fit; the capacity rule says by how much
 }

@@ -47,18 +47,7 @@ RopeTiles choose_rope_tiles(const sim::ArchSpec& arch, int64_t tokens, int64_t h
     int64_t th = heads;
     while (th > 1 && !fits(1, th, db)) th = (th + 1) / 2;
     int64_t tt = 1;
-    if (th == heads) {
-      int64_t lo = 1, hi = tokens;  // the most tokens that fit
-      while (lo < hi) {
-        const int64_t mid = lo + (hi - lo + 1) / 2;
-        if (fits(mid, th, db)) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      tt = lo;
-    }
+    if (th == heads) tt = sim::most_that_fit(1, tokens, [&](int64_t t) { return fits(t, th, db); });
     // Enough tiles for every core: a decode step (one token) splits its heads; a prefill
     // splits its tokens. Each tile stays large enough that a DMA setup is small beside it.
     // A tile's run (its rows are back to back in DRAM) stays at least one load burst:

@@ -197,15 +197,18 @@ void set_npu_schedule_override(const std::string& op, const std::map<std::string
   overrides[op] = knobs;
 }
 
+void register_npu_sim_kernel(const NpuSchedule& s) {
+  std::vector<std::string> targets;
+  for (const std::string& p : preset_names()) targets.push_back("npu-sim:" + p);
+  register_kernel(
+      s.op, "npu-sim", [&s](const Call& call) { s.stages ? run_npu_sim_stages(s, call) : run_npu_sim(s, call); },
+      targets);
+}
+
 void register_npu_sim_kernels() {
   static std::once_flag once;
   std::call_once(once, [] {
-    std::vector<std::string> targets;
-    for (const std::string& p : preset_names()) targets.push_back("npu-sim:" + p);
-    for (const NpuSchedule& s : schedules::npu::npu_schedules())
-      register_kernel(
-          s.op, "npu-sim", [&s](const Call& call) { s.stages ? run_npu_sim_stages(s, call) : run_npu_sim(s, call); },
-          targets);
+    for (const NpuSchedule& s : schedules::npu::npu_schedules()) register_npu_sim_kernel(s);
   });
 }
 

@@ -7,11 +7,17 @@
 #include <map>
 #include <string>
 
+#include "schedules/npu/npu_schedule.h"
+
 namespace npukit::sim {
 
 // Registers the npu-sim kernels of the ops with NPU schedules (and "npu-sim:<preset>" for
 // listings). Idempotent.
 void register_npu_sim_kernels();
+
+// The npu-sim kernel of one schedule (an operator plug-in's, registered after the kit's);
+// `s` must live as long as the process (npu_schedules()' elements do).
+void register_npu_sim_kernel(const schedules::npu::NpuSchedule& s);
 
 // Knobs the npu-sim kernel of `op` uses instead of its chooser's, from now on in this
 // process (`npukit gate --schedule`). Names and ranges are checked here:

@@ -26,10 +26,10 @@ namespace {
 
 std::atomic<int64_t> lowerings{0};
 
-template <class T, class F>
-std::string names_of(const std::vector<T>& v, F name) {
+template <class Range, class F>
+std::string names_of(const Range& v, F name) {
   std::string out;
-  for (const T& x : v) out += (out.empty() ? "" : ", ") + name(x);
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + name(x);
   return out;
 }
 

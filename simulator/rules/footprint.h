@@ -27,4 +27,19 @@ struct PlannedAllocation {
 // as the capacity rule takes them). A buffer the arch lacks never fits.
 bool fits_buffers(const ArchSpec& arch, const std::vector<PlannedAllocation>& planned);
 
+// The largest n in [lo, hi] for which fits(n), where fits(lo) holds and fits is monotone
+// (a larger tile never fits where a smaller one does not): the tile choosers' search.
+template <class Fits>
+int64_t most_that_fit(int64_t lo, int64_t hi, Fits fits) {
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 }  // namespace npukit::sim

@@ -85,10 +85,15 @@ void call_external(npukit_external_kernel fn, const std::string& where, const Ca
   fail(status == NPUKIT_UNSUPPORTED ? Errc::unsupported : Errc::kernel_failed, what);
 }
 
-// Loads `file` in a child process, which exits at once: a library whose constructors
-// crash ends that child, not the gate. "" when it loaded (or failed to, which the parent's
-// own dlopen then reports), else how the child ended.
-std::string load_crash(const std::string& file) {
+bool valid_target_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+}  // namespace
+
+std::string loading_crashes(const std::string& file) {
   const pid_t pid = fork();
   if (pid < 0) return "";  // no child: the parent's dlopen is all there is
   if (pid == 0) _exit(dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL) ? 0 : 1);
@@ -100,14 +105,6 @@ std::string load_crash(const std::string& file) {
   if (WIFEXITED(status) && WEXITSTATUS(status) > 1) return fmt::format("exit status {}", WEXITSTATUS(status));
   return "";
 }
-
-bool valid_target_name(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
-  });
-}
-
-}  // namespace
 
 std::string register_external_kernel(const OpSpec& op, const std::string& impl, std::string target_name) {
   const size_t colon = impl.rfind(':');
@@ -123,7 +120,7 @@ std::string register_external_kernel(const OpSpec& op, const std::string& impl, 
   }
   // A bare file name would make dlopen search the library path instead of loading the file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
-  if (const std::string how = load_crash(file); !how.empty())
+  if (const std::string how = loading_crashes(file); !how.empty())
     throw ExternalLoadCrash(message("--impl {}: loading {} ended its process by {}; nothing was gated", impl, path, how));
   // Never closed: the kernel stays registered for the life of the process.
   void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -24,6 +24,11 @@ struct ExternalLoadCrash : std::runtime_error {
 // ending the gate.
 std::string register_external_kernel(const OpSpec& op, const std::string& impl, std::string target_name);
 
+// Loads `file` in a child process, which exits at once: a library whose loading (its
+// constructors, its dependencies') crashes ends that child, not the caller. "" when it
+// loaded (or failed to, which the caller's own dlopen then reports), else how the child ended.
+std::string loading_crashes(const std::string& file);
+
 // The external kernel's argument list for `op`, derived from its registry entry: one line
 // per tensor (position, name, role, dims, dtypes) and per parameter (position, name, kind).
 std::string external_signature(const OpSpec& op);

@@ -9,11 +9,11 @@
 #include <cstring>
 #include <optional>
 
-#include "HalideRuntime.h"
 #include "golden/guard.h"
 #include "golden/half.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/plugin.h"
 #include "tools/gate/result_json.h"
 #include "tools/gate/tensor_io.h"
 
@@ -28,6 +28,7 @@ struct Group {
   golden::InputClass input_class;
   int repeat = 1;  // Options::repeat
   std::string target_flags;  // Options::target_flags of this target, or "--target <target>"
+  std::string op_flags;      // Options::op_flags of this op followed by a space, or ""
 };
 
 uint64_t fnv1a(const void* data, size_t n) {
@@ -38,7 +39,7 @@ uint64_t fnv1a(const void* data, size_t n) {
 }
 
 std::string repro_line(const Group& g, int index) {
-  return "npukit gate --op " + g.op->name + " " + g.target_flags + " --dtype " +
+  return "npukit gate " + g.op_flags + "--op " + g.op->name + " " + g.target_flags + " --dtype " +
          std::string(dtype_name(g.dtype)) + " --class " + std::string(golden::input_class_name(g.input_class)) + " --case " +
          std::to_string(index) + (g.repeat > 1 ? " --repeat " + std::to_string(g.repeat) : "");
 }
@@ -86,11 +87,12 @@ void check_outputs(const GateHooks& hooks, const golden::Case& c,
 // Halide threads for run `k` of a repeated case: 1, 2, 1, 2, ... (the pool resizes live).
 int repeat_threads(int k) { return 1 + k % 2; }
 
-// Sets the Halide thread pool's size for a scope, and puts the old size back after it.
+// Sets the Halide thread pools' size for a scope (the kit's and every operator plug-in's
+// runtime), and puts the old size back after it.
 class HalideThreads {
  public:
-  explicit HalideThreads(int n) : before_(halide_set_num_threads(n)) {}
-  ~HalideThreads() { halide_set_num_threads(before_); }
+  explicit HalideThreads(int n) : before_(set_halide_threads(n)) {}
+  ~HalideThreads() { set_halide_threads(before_); }
   HalideThreads(const HalideThreads&) = delete;
   HalideThreads& operator=(const HalideThreads&) = delete;
 
@@ -110,7 +112,7 @@ bool repeats_agree(const Group& g, const Call& call, std::map<std::string, golde
   for (int k = 1; k < g.repeat; ++k) {
     for (auto& [name, buf] : out_buffers) std::memset(buf.data(), 0xFF, buf.bytes());  // GuardedBuffer's fill
     for (const auto& [name, bytes] : originals) std::memcpy(in_buffers.at(name).data(), bytes.data(), bytes.size());
-    halide_set_num_threads(repeat_threads(k));
+    set_halide_threads(repeat_threads(k));
     run_call(call);
     for (const auto& [name, want] : first) {
       const auto* got = static_cast<const uint8_t*>(written.at(name)->data());
@@ -206,6 +208,11 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
     } else if (agree) {
       check_outputs(*g.hooks, c, written, out_info, r);
     }
+  } catch (const golden::NotWritten& e) {
+    r.status = golden::Status::fail;
+    r.metric = "golden";
+    r.summary = "golden reference not written";
+    r.error = e.what();
   } catch (const Error& e) {
     r.status = e.code() == Errc::unsupported ? golden::Status::unsupported : golden::Status::fail;
     r.metric = e.code() == Errc::unsupported ? "target" : "error";
@@ -221,9 +228,20 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
   return r;
 }
 
+CaseResult crash_result(const Group& g, const std::string& why);
+
 std::vector<CaseResult> run_group(const Group& g, int case_index) {
   std::vector<CaseResult> results;
-  const std::vector<golden::Case> cases = g.hooks->cases(g.input_class, g.dtype);
+  std::vector<golden::Case> cases;
+  try {
+    cases = g.hooks->cases(g.input_class, g.dtype);
+  } catch (const golden::NotWritten& e) {  // the cases are a stub too: one result says so
+    CaseResult r = crash_result(g, e.what());
+    r.status = golden::Status::fail;
+    r.metric = "golden";
+    r.summary = "golden cases not written";
+    return {r};
+  }
   for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
     if (case_index >= 0 && i != case_index) continue;
     results.push_back(run_case(g, i, cases[i]));
@@ -374,11 +392,13 @@ std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& opti
     for (const std::string& target : targets) {
       const auto flags = options.target_flags.find(target);
       const std::string target_flags = flags == options.target_flags.end() ? "--target " + target : flags->second;
+      const auto op_flags = options.op_flags.find(op.spec->name);
+      const std::string op_flag_text = op_flags == options.op_flags.end() ? "" : op_flags->second + " ";
       for (DType dtype : op.hooks->dtypes) {
         if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
         for (const auto& [cls, name] : golden::kInputClasses) {
           if (selected(options.classes, std::string(name)))
-            groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags});
+            groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags, op_flag_text});
         }
       }
     }

@@ -26,6 +26,9 @@ struct Options {
   // The arguments that select a target in a repro line, where "--target T" would not (an
   // external kernel: "--impl LIB.so:SYMBOL --target-name T").
   std::map<std::string, std::string> target_flags;
+  // The arguments that make an op known in a repro line, by op: "--plugin PATH" for the op
+  // of an operator plug-in.
+  std::map<std::string, std::string> op_flags;
 };
 
 struct OutputResult {
@@ -69,5 +72,10 @@ int exit_code(const std::vector<CaseResult>& results);
 // the first case's reason. A gate that checked nothing of what it was asked to check must
 // not pass: `npukit gate` exits 2 with these (after the report; a crash's 3 comes first).
 std::vector<std::string> unrunnable_requests(const std::vector<CaseResult>& results, const Options& options);
+
+// The ops whose golden reference is not written yet (it threw golden::NotWritten: a stub
+// of `npukit new-op`), one line each with the stub's message. Their cases FAIL with metric
+// "golden"; `npukit gate` then exits 2 with these lines: nothing of the op was checked.
+std::vector<std::string> unwritten_goldens(const std::vector<CaseResult>& results);
 
 }  // namespace npukit::gate

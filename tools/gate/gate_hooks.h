@@ -31,4 +31,9 @@ struct GateHooks {
 // The hooks of op `name`, or nullptr when the gate has none for it.
 const GateHooks* gate_hooks(std::string_view name);
 
+// Adds the hooks of an op registered at run time (an operator plug-in's gate companion,
+// tools/gate/gate_plugin.h). An op that has hooks already is Errc::invalid_argument. Not
+// concurrently with gate_hooks().
+void register_gate_hooks(const std::string& name, GateHooks hooks);
+
 }  // namespace npukit

@@ -36,4 +36,14 @@ std::vector<std::string> unrunnable_requests(const std::vector<CaseResult>& resu
   return out;
 }
 
+std::vector<std::string> unwritten_goldens(const std::vector<CaseResult>& results) {
+  std::vector<std::string> out, seen;
+  for (const CaseResult& r : results) {
+    if (r.metric != "golden" || std::find(seen.begin(), seen.end(), r.op) != seen.end()) continue;
+    seen.push_back(r.op);
+    out.push_back("op " + r.op + ": its golden reference is not written (" + r.error + ")");
+  }
+  return out;
+}
+
 }  // namespace npukit::gate
