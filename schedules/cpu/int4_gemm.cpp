@@ -21,6 +21,16 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
       .reorder(ni, m, no)
       .vectorize(ni, vec)
       .parallel(no);
+  // A tile's values of `f` in registers at `at`: its channels' lanes (and `j` pairs or lanes
+  // of k, when given, vectorized with them), its blocks unrolled.
+  auto in_registers = [&](Func f, const Func& consumer, const RVar& at, int j_extent) {
+    f.compute_at(consumer, at).bound_extent(c, lanes).bound_extent(nb, blocks).store_in(MemoryType::Register);
+    if (j_extent > 0) {
+      f.bound_extent(j, j_extent).vectorize(j).vectorize(c).unroll(nb);
+    } else {
+      f.vectorize(c, vec).unroll(c).unroll(nb);
+    }
+  };
   op.acc.compute_at(op.out, m)
       .bound_extent(c, lanes)
       .bound_extent(nb, blocks)
@@ -31,23 +41,10 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
   op.acc.update().reorder(c, nb, op.groups.x).vectorize(c, vec).unroll(c).unroll(nb);
   if (op.int8) {
     op.a_sums.compute_root();
-    op.group_sums.compute_at(op.acc, op.groups.x)
-        .bound_extent(c, lanes)
-        .bound_extent(nb, blocks)
-        .store_in(MemoryType::Register)
-        .vectorize(c, vec)
-        .unroll(c)
-        .unroll(nb);
+    in_registers(op.group_sums, op.acc, op.groups.x, 0);
     op.group_sums.update().reorder(c, nb, op.subs.x).vectorize(c, vec).unroll(c).unroll(nb);
     // The pair element innermost and atomic: the vector reduction pmaddubsw computes.
-    op.sub_sums.compute_at(op.group_sums, op.subs.x)
-        .bound_extent(j, 2)
-        .bound_extent(c, lanes)
-        .bound_extent(nb, blocks)
-        .store_in(MemoryType::Register)
-        .vectorize(j)
-        .vectorize(c)
-        .unroll(nb);
+    in_registers(op.sub_sums, op.group_sums, op.subs.x, 2);
     op.sub_sums.update()
         .reorder(op.r.x, j, c, nb, op.r.y, op.r.z)
         .atomic(true)  // saturating_add is not one Halide 14 proves associative; it never saturates here
@@ -58,14 +55,7 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
         .unroll(op.r.y)
         .unroll(op.r.z);
   } else {
-    op.lane_sums.compute_at(op.acc, op.groups.x)
-        .bound_extent(j, 4)
-        .bound_extent(c, lanes)
-        .bound_extent(nb, blocks)
-        .store_in(MemoryType::Register)
-        .vectorize(j)
-        .vectorize(c)
-        .unroll(nb);
+    in_registers(op.lane_sums, op.acc, op.groups.x, 4);
     op.lane_sums.update().reorder(j, c, nb, op.r.x, op.r.y).vectorize(j).vectorize(c).unroll(nb).unroll(op.r.x);
   }
 }

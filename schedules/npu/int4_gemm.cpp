@@ -75,15 +75,6 @@ std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool 
   return v;
 }
 
-std::vector<int64_t> halvings(int64_t full, int64_t step) {
-  std::vector<int64_t> v;
-  for (int64_t t = round_up(full, step);; t = round_up(t / 2, step)) {
-    v.push_back(t);
-    if (t <= step) break;
-  }
-  return v;
-}
-
 }  // namespace
 
 // Tiles in multiples of the matrix unit's shape that fit the arch's buffers, counted as the
@@ -116,8 +107,8 @@ Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int
   for (bool db : {true, false}) {
     Int4Tiles best;
     double best_cost = -1;
-    for (int64_t tm : halvings(M, g.m)) {
-      for (int64_t tk : halvings(k_full, k_step)) {
+    for (int64_t tm : tile_halvings(M, g.m)) {
+      for (int64_t tk : tile_halvings(k_full, k_step)) {
         if (tk % G != 0) continue;
         auto fits = [&](int64_t tn) { return sim::fits_buffers(arch, allocations(arch, int4, G, groups, tm, tn, tk, db)); };
         if (!fits(n_step)) continue;
