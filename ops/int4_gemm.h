@@ -48,8 +48,12 @@ Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, H
 
 }  // namespace npukit::ops
 
-// Its CPU schedule (schedules/cpu/int4_gemm.cpp); the Generator (ops/int4_gemm_generator.cpp)
-// applies it.
+// Its schedules, one per target (how and why: schedules/cpu/int4_gemm.cpp,
+// schedules/gpu/int4_gemm.cpp); the Generator (ops/int4_gemm_generator.cpp) applies the one
+// of its target.
 namespace npukit::schedules::cpu {
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
 }  // namespace npukit::schedules::cpu
+namespace npukit::schedules::gpu {
+void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
+}  // namespace npukit::schedules::gpu

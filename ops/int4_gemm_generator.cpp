@@ -1,12 +1,11 @@
 // The INT4-weight GEMM Generator (docs/ops/int4_gemm.md): activations of `a.type` (int8,
-// float32, float16) against weights, scales and zero points in the blocked layout of
-// layouts/int4_group.h, y of `y.type` (float32, float16).
-#include <stdexcept>
-
+// float32, float16; OpenCL's fp16 as uint16 bits) against weights, scales and zero points in
+// the blocked layout of layouts/int4_group.h, y of `y.type` (float32, float16).
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/int4_gemm.h"
+#include "schedules/gpu/gpu_target.h"
 
 namespace npukit {
 namespace {
@@ -24,9 +23,6 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
 
   void generate() {
     const Halide::Target target = get_target();
-    if (target.has_gpu_feature()) {
-      throw std::invalid_argument("npukit_int4_gemm: no GPU schedule (docs/ops/int4_gemm.md)");
-    }
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(a, w, scales, zero_points, a_scales);
     const int lanes = ops::kInt4Lanes;
@@ -38,7 +34,11 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
                                              scales.dim(1).extent(), y.type(), target);
     y = op.out;
     ops::set_mins_to_zero(y);
-    schedules::cpu::schedule_int4_gemm(op, target);
+    if (schedules::gpu::is_gpu(target)) {
+      schedules::gpu::schedule_int4_gemm(op, target);
+    } else {
+      schedules::cpu::schedule_int4_gemm(op, target);
+    }
   }
 };
 

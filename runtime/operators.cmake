@@ -103,7 +103,7 @@ foreach (t f32 f16)
 endforeach ()
 
 # INT4-weight GEMM: one kernel per activation type (int8, whose groups sum exactly in
-# integers, or fp32 / fp16) and output type. CPU only: no GPU schedule yet (docs/ops/int4_gemm.md).
+# integers, or fp32 / fp16) and output type.
 npukit_operator(int4_gemm)
 foreach (a i8 f32 f16)
   if (a STREQUAL "i8")
@@ -113,6 +113,6 @@ foreach (a i8 f32 f16)
   endif ()
   foreach (y f32 f16)
     string(REPLACE "f" "float" yty ${y})
-    npukit_add_cpu_kernel(int4_gemm_${a}_${y} GENERATOR npukit_int4_gemm PARAMS a.type=${aty} y.type=${yty})
+    npukit_add_kernel(int4_gemm_${a}_${y} GENERATOR npukit_int4_gemm PARAMS a.type=${aty} y.type=${yty})
   endforeach ()
 endforeach ()

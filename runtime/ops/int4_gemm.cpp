@@ -5,11 +5,17 @@
 #include <memory>
 
 #include "kernels/int4_gemm_f16_f16.h"
+#include "kernels/int4_gemm_f16_f16_gpu.h"
 #include "kernels/int4_gemm_f16_f32.h"
+#include "kernels/int4_gemm_f16_f32_gpu.h"
 #include "kernels/int4_gemm_f32_f16.h"
+#include "kernels/int4_gemm_f32_f16_gpu.h"
 #include "kernels/int4_gemm_f32_f32.h"
+#include "kernels/int4_gemm_f32_f32_gpu.h"
 #include "kernels/int4_gemm_i8_f16.h"
+#include "kernels/int4_gemm_i8_f16_gpu.h"
 #include "kernels/int4_gemm_i8_f32.h"
+#include "kernels/int4_gemm_i8_f32_gpu.h"
 #include "layouts/int4_group.h"
 #include "runtime/error.h"
 #include "runtime/kernel_call.h"
@@ -72,6 +78,7 @@ void check(const Call& call) {
 // of every channel block (strides 0).
 const uint8_t kEights[Int4Layout::kLanes] = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
 
+template <bool Gpu>
 void int4_gemm_run(const Call& call) {
   const TensorView& a = call.tensor("a");
   const TensorView& y = call.tensor("y");
@@ -139,9 +146,15 @@ void int4_gemm_run(const Call& call) {
     call_kernel(kernel, call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor, g, Out{y});
   };
   switch (a.dtype) {
-    case DType::int8: f16_out ? run(kernels::int4_gemm_i8_f16) : run(kernels::int4_gemm_i8_f32); break;
-    case DType::float16: f16_out ? run(kernels::int4_gemm_f16_f16) : run(kernels::int4_gemm_f16_f32); break;
-    default: f16_out ? run(kernels::int4_gemm_f32_f16) : run(kernels::int4_gemm_f32_f32); break;
+    case DType::int8:
+      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f32));
+      break;
+    case DType::float16:
+      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f32));
+      break;
+    default:
+      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f32));
+      break;
   }
 }
 
@@ -193,7 +206,8 @@ OpSpec make_spec() {
     layouts::pack_int4_zero_points(static_cast<const uint8_t*>(t.data), p->layout, p->groups, p->data.data());
     return PackedConstant{std::shared_ptr<const PackedZeroPoints>(p), p->data.data()};
   };
-  op.kernels = {{"cpu", int4_gemm_run}};
+  // Host tensors on every target: the weights are packed on the host.
+  op.kernels = {{"cpu", int4_gemm_run<false>}, {"gpu-opencl", int4_gemm_run<true>}, {"gpu-cuda", int4_gemm_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
   return op;
 }
