@@ -101,3 +101,18 @@ foreach (t f32 f16)
   set(_types x.type=${ty} residual.type=${ty} weight.type=${ty} y.type=${ty} residual_out.type=${ty})
   npukit_add_kernel(add_rms_norm_${t} GENERATOR npukit_add_rms_norm PARAMS ${_types})
 endforeach ()
+
+# INT4-weight GEMM: one kernel per activation type (int8, whose groups sum exactly in
+# integers, or fp32 / fp16) and output type.
+npukit_operator(int4_gemm)
+foreach (a i8 f32 f16)
+  if (a STREQUAL "i8")
+    set(aty int8)
+  else ()
+    string(REPLACE "f" "float" aty ${a})
+  endif ()
+  foreach (y f32 f16)
+    string(REPLACE "f" "float" yty ${y})
+    npukit_add_kernel(int4_gemm_${a}_${y} GENERATOR npukit_int4_gemm PARAMS a.type=${aty} y.type=${yty})
+  endforeach ()
+endforeach ()

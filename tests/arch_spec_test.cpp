@@ -232,7 +232,7 @@ TEST(ArchSpec, DtypesAndCubeShapesAgree) {
             "edge.yaml: matrix.shapes.fp32: dtype fp32 is not in matrix.dtypes [int8, fp16]; "
             "add it there or remove this shape");
   EXPECT_EQ(error_of(with("dtypes: [int8, fp16]", "dtypes: [int8, fp8]")),
-            "edge.yaml: matrix.dtypes[1] = fp8: must be int8, fp16, bf16, fp32 or int32");
+            "edge.yaml: matrix.dtypes[1] = fp8: must be int8, fp16, bf16, fp32, int32 or int4");
   EXPECT_EQ(error_of(with("dtypes: [int8, fp16]", "dtypes: [int8, fp16, int8]")),
             "edge.yaml: matrix.dtypes[2] = int8: duplicate dtype");
 }

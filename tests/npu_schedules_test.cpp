@@ -277,5 +277,71 @@ TEST(NpuSchedules, PerTokenQuantDecodeScaleIsAnErrorWithoutPartialWrites) {
   EXPECT_EQ(count_errors(s.violations), 0) << violations_text(s);
 }
 
+
+// int4_gemm's default on every preset (none lists int4): the packed weights come from DRAM
+// at 0.5 B each (the decode planner's "int4 is memory-only"), the vector unit unpacks each
+// group to int8 in the weight operand buffer, and the matrix unit multiplies int8. Decode
+// and prefill strict-clean.
+TEST(NpuSchedules, Int4GemmIsMemoryOnlyWhereTheMatrixUnitHasNoInt4) {
+  for (const std::string& name : kPresets) {
+    const ArchSpec& arch = preset(name);
+    ASSERT_FALSE(arch.matrix.supports(Dtype::int4)) << name;
+    for (int64_t M : {1, 128}) {
+      SimRequest r;
+      r.op = "int4_gemm";
+      r.shape = {{"M", M}, {"K", 4096}, {"N", 4096}, {"G", 128}};
+      const SimResult s = simulate(analyse_op(r, arch), arch, /*strict=*/true);
+      SCOPED_TRACE(name + " M=" + std::to_string(M));
+      EXPECT_TRUE(s.violations.empty()) << violations_text(s);
+      ASSERT_FALSE(s.analysis.matrix.empty());
+      for (const MatrixWork& m : s.analysis.matrix) EXPECT_EQ(m.dtype, Dtype::int8);  // full and tail tiles
+      bool unpacked = false;
+      for (const VectorWork& v : s.analysis.vector) unpacked = unpacked || v.func.rfind("w_unpacked", 0) == 0;
+      EXPECT_TRUE(unpacked);
+      // Each weight byte once per M tile: 0.5 B per weight from DRAM, not int8's 1 B.
+      const int64_t w = tensor_bytes(s.analysis, "w", Direction::in);
+      EXPECT_EQ(w % (4096 * 2048), 0) << w;
+      if (M == 1) {
+        EXPECT_EQ(w, 4096 * 2048);
+      }
+    }
+  }
+}
+
+// Forced onto the matrix unit (`--param unit=matrix`), a unit without int4 gets the rule's
+// error naming the op, the dtype and the unit; where the arch lists int4 (edge-6tops with
+// an int4 shape added), the default takes it: the packed bytes go straight to the weight
+// operand buffer, nothing is unpacked, and the shapes are strict-clean.
+TEST(NpuSchedules, Int4GemmOnTheMatrixUnitNeedsInt4) {
+  SimRequest r;
+  r.op = "int4_gemm";
+  r.params = {{"unit", "matrix"}};
+  const ArchSpec& edge = preset("edge-6tops");
+  const SimResult forced = simulate(analyse_op(r, edge), edge, false);
+  bool said = false;
+  for (const Violation& v : forced.violations) {
+    if (v.rule != "matrix_dtype") continue;
+    said = v.severity == Violation::error && v.op == "int4_gemm" && v.message.find("int4") != std::string::npos &&
+           v.message.find("matrix unit of edge-6tops") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << violations_text(forced);
+
+  ArchSpec int4 = edge;
+  int4.name = "edge-6tops-int4";
+  int4.matrix.dtypes.push_back(Dtype::int4);
+  int4.matrix.shapes[Dtype::int4] = CubeShape{8, 64, 4};  // twice int8's k0: the same bytes a cycle
+  for (int64_t M : {1, 128}) {
+    SimRequest d;
+    d.op = "int4_gemm";
+    d.shape = {{"M", M}, {"K", 4096}, {"N", 4096}, {"G", 128}};
+    const SimResult s = simulate(analyse_op(d, int4), int4, /*strict=*/true);
+    SCOPED_TRACE("M=" + std::to_string(M));
+    EXPECT_TRUE(s.violations.empty()) << violations_text(s);
+    ASSERT_FALSE(s.analysis.matrix.empty());
+    for (const MatrixWork& m : s.analysis.matrix) EXPECT_EQ(m.dtype, Dtype::int4);
+    for (const VectorWork& v : s.analysis.vector) EXPECT_NE(v.func.rfind("w_unpacked", 0), 0u) << v.func;
+  }
+}
+
 }  // namespace
 }  // namespace npukit::sim

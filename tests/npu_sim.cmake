@@ -12,6 +12,7 @@
 #     against the default;
 #   npu_schedules_test: the rope and attention NPU schedules: strict-clean per preset, the
 #     decode-attention bandwidth validation, the matrix-dtype rule on an int8-only unit;
+#     int4_gemm's memory-only default and its int4 matrix variant (the rule's error without int4);
 #   qkv_attention_npu_test: qkv_attention's composite NPU schedule: its stages, the
 #     stage-only pipelines through the rules, the sums and the intermediates' traffic.
 foreach(npu_test npu_analysis_test npu_walk_merge_test npu_bad_schedules_test npu_schedule_registry_test

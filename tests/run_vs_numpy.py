@@ -122,6 +122,61 @@ def main():
                       else np.allclose(y.astype(np.float64), want, rtol=2e-6, atol=1e-6))
                 print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y.astype(np.float64) - want)):.3g}")
                 failures += not ok
+        # int4 weights as a user makes them: `npukit quantize --scheme int4-group:G`, then
+        # `npukit run --op int4_gemm` on its files, against numpy's dequantized product.
+        for (m, n, k, g, asym, act, out) in ((1, 96, 512, 64, False, np.float32, "float32"),
+                                             (3, 40, 256, 128, True, np.float16, "float16"),
+                                             (5, 33, 320, 32, True, np.int8, "float32")):
+            w = (0.05 * rng.standard_normal((n, k))).astype(np.float32)
+            w[3, 7] = 1.5  # an outlier
+            p = {f: os.path.join(d, f + ".npy") for f in ("w4", "q4", "s4", "z4", "a4", "as4", "y4")}
+            np.save(p["w4"], w)
+            outs = ["--out", f"q={p['q4']}", "--out", f"scales={p['s4']}"]
+            if asym:
+                outs += ["--out", f"zero_points={p['z4']}"]
+            name = f"int4_gemm {m}x{n}x{k} int4-group:{g} {'asym' if asym else 'sym'} a {np.dtype(act).name} out={out}"
+            code, msg = run(npukit, "quantize", "--in", f"w={p['w4']}", "--scheme",
+                            f"int4-group:{g}", "--asymmetric" if asym else "--symmetric", *outs)
+            if code != 0:
+                print(f"FAIL {name}: quantize exit {code}: {msg}")
+                failures += 1
+                continue
+            q, sc = np.load(p["q4"]), np.load(p["s4"]).astype(np.float64)
+            nib = np.empty((n, k), np.int64)
+            nib[:, 0::2], nib[:, 1::2] = q & 0xF, q >> 4
+            zp = np.load(p["z4"]).astype(np.int64) if asym else 0
+            if not asym:
+                nib = np.where(nib >= 8, nib - 16, nib)
+            wd = np.repeat(sc, g, axis=1) * (nib - (np.repeat(zp, g, axis=1) if asym else 0))
+            x = rng.standard_normal((m, k))
+            args = ["run", "--op", "int4_gemm", "--in", f"w={p['q4']}", "--in", f"scales={p['s4']}",
+                    "--param", f"group={g}", "--param", f"out={out}", "--out", f"y={p['y4']}"]
+            if asym:
+                args += ["--in", f"zero_points={p['z4']}"]
+            if act == np.int8:  # per-token symmetric, as per_token_quant gives them
+                a_s = (np.abs(x).max(axis=1) / 127).astype(np.float32)
+                a = np.clip(np.rint(x / a_s[:, None]), -127, 127).astype(np.int8)
+                np.save(p["as4"], a_s)
+                args += ["--in", f"a_scales={p['as4']}"]
+                a64 = a.astype(np.float64) * a_s.astype(np.float64)[:, None]
+            else:
+                a = x.astype(act)
+                a64 = a.astype(np.float64)
+            np.save(p["a4"], a)
+            args += ["--in", f"a={p['a4']}"]
+            code, msg = run(npukit, *args)
+            if code != 0:
+                print(f"FAIL {name}: run exit {code}: {msg}")
+                failures += 1
+                continue
+            y = np.load(p["y4"]).astype(np.float64)
+            want = a64 @ wd.T
+            bound = 1e-5 * (np.abs(a64) @ np.abs(wd).T)  # fp32 sums of a few hundred terms
+            if out == "float16":
+                bound += 1e-3 * np.abs(want)
+            ok = np.load(p["y4"]).dtype == np.dtype(out) and np.all(np.abs(y - want) <= bound + 1e-7)
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: max abs err {np.max(np.abs(y - want)):.3g}")
+            failures += not ok
         # Attention core, grouped-query, causal over a cache with garbage past each position.
         for dtype, tol in ((np.float32, 2e-5), (np.float16, 3e-3)):
             T, Hq, Hkv, Dh, S = 3, 8, 2, 64, 50
@@ -221,7 +276,7 @@ def main():
         ok = p.returncode == 2 and "/dev/full" in p.stderr and stat.S_ISCHR(os.stat("/dev/full").st_mode)
         print(f"{'ok  ' if ok else 'FAIL'} --out y=/dev/full: exit {p.returncode}, /dev/full still a device: {p.stderr.strip()}")
         failures += not ok
-    print(f"{31 - failures} passed, {failures} failed")
+    print(f"{34 - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 

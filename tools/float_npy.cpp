@@ -3,10 +3,10 @@
 #include <cstring>
 #include <exception>
 
+#include "layouts/half.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 #include "tools/npy.h"
-#include "tools/quantize/half.h"
 
 namespace npukit::cli {
 
@@ -27,7 +27,7 @@ FloatNpy read_float_npy(const std::string& key, const std::string& path, std::st
   FloatNpy out;
   out.shape = arr.shape;
   if (arr.dtype == DType::float16) {
-    out.values = quant::widen_halves(arr.bytes.data(), count);
+    out.values = layouts::widen_halves(arr.bytes.data(), count);
   } else {
     out.values.resize(static_cast<size_t>(count));
     if (count) std::memcpy(out.values.data(), arr.bytes.data(), arr.bytes.size());

@@ -92,15 +92,6 @@ bool fits(const sim::ArchSpec& arch, GemmOut out, int64_t tm, int64_t tn, int64_
   return sim::fits_buffers(arch, gemm_tile_allocations(arch, out, tm, tn, tk, db));
 }
 
-std::vector<int64_t> halvings(int64_t full, int64_t step) {
-  std::vector<int64_t> v;
-  for (int64_t t = round_up(full, step);; t = round_up(t / 2, step)) {
-    v.push_back(t);
-    if (t <= step) break;
-  }
-  return v;
-}
-
 }  // namespace
 
 // Tiles in multiples of the matrix unit's shape that fit the arch's buffers.
@@ -138,8 +129,8 @@ GemmTiles choose_gemm_tiles(const sim::ArchSpec& arch, int64_t M, int64_t N, int
   for (bool db : {true, false}) {
     GemmTiles best;
     double best_cost = -1;
-    for (int64_t tm : halvings(M, g.m)) {
-      for (int64_t tk : halvings(K, g.k)) {
+    for (int64_t tm : tile_halvings(M, g.m)) {
+      for (int64_t tk : tile_halvings(K, g.k)) {
         if (!fits(arch, out, tm, g.n, tk, db)) continue;
         int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
         while (lo < hi) {

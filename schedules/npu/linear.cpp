@@ -51,15 +51,6 @@ std::vector<sim::PlannedAllocation> vector_allocations(const sim::ArchSpec& arch
           {vb, tm * tn * 4, false}};
 }
 
-std::vector<int64_t> halvings(int64_t full, int64_t step) {
-  std::vector<int64_t> v;
-  for (int64_t t = round_up(full, step);; t = round_up(t / 2, step)) {
-    v.push_back(t);
-    if (t <= step) break;
-  }
-  return v;
-}
-
 // The N tiles are what the cores share: a count that is a multiple of the cores where N
 // allows it (at least one tile each), else the busiest core streams a whole tile more than
 // the rest (N = 2560 in tiles of 704 on 3 cores: 1408 columns against an even 853).
@@ -125,10 +116,10 @@ LinearTiles choose_linear_tiles(const sim::ArchSpec& arch, int64_t M, int64_t K,
         LinearTiles best;
         double best_bytes = -1;
         bool best_sub = false;
-        for (int64_t tm : halvings(M, g.m)) {
+        for (int64_t tm : tile_halvings(M, g.m)) {
           for (bool sub : {false, true}) {
             if (sub && !on_matrix) break;
-            for (int64_t tk : halvings(K, g.k)) {
+            for (int64_t tk : tile_halvings(K, g.k)) {
               if (sub_tile(tm, g.n, tk, db, sub) == 0) continue;
               int64_t lo = g.n, hi = round_up(N, g.n);  // the widest N tile that fits
               while (lo < hi) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "simulator/arch/arch_spec.h"
 
@@ -27,6 +28,18 @@ inline Granule matrix_granule(const sim::ArchSpec& arch, sim::Dtype dtype) {
     case sim::Dataflow::is: return {u.cols, u.rows, 1};
   }
   return {};
+}
+
+// The tile extents a GEMM tile chooser tries along a dim: `full` rounded up to `step`, then
+// halved (each rounded up to `step`) down to `step` itself.
+inline std::vector<int64_t> tile_halvings(int64_t full, int64_t step) {
+  auto round_up = [](int64_t x, int64_t to) { return (x + to - 1) / to * to; };
+  std::vector<int64_t> v;
+  for (int64_t t = round_up(full, step);; t = round_up(t / 2, step)) {
+    v.push_back(t);
+    if (t <= step) break;
+  }
+  return v;
 }
 
 }  // namespace npukit::schedules::npu

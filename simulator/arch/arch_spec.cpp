@@ -30,7 +30,7 @@ namespace {
 
 const std::vector<std::pair<Dtype, const char*>> kDtypes = {
     {Dtype::int8, "int8"}, {Dtype::fp16, "fp16"}, {Dtype::bf16, "bf16"},
-    {Dtype::fp32, "fp32"}, {Dtype::int32, "int32"}};
+    {Dtype::fp32, "fp32"}, {Dtype::int32, "int32"}, {Dtype::int4, "int4"}};
 const std::vector<std::pair<MatrixKind, const char*>> kKinds = {
     {MatrixKind::cube, "cube"}, {MatrixKind::systolic, "systolic"}};
 const std::vector<std::pair<DmaDirection, const char*>> kDmaDirections = {
@@ -630,7 +630,7 @@ std::string arch_summary(const ArchSpec& s) {
       append(out, " {}x{}x{}", c.m0, c.k0, c.n0);
     }
     append(out, " {} MAC/cycle/core = {}{}", s.matrix.macs_per_cycle(d),
-        format_rate(s.peak_ops_per_second(d), d == Dtype::int8 || d == Dtype::int32),
+        format_rate(s.peak_ops_per_second(d), d == Dtype::int8 || d == Dtype::int32 || d == Dtype::int4),
         d == s.matrix.dtypes.back() ? "" : ",");
   }
   if (s.matrix.layout == OperandLayout::nz) out += "; operands staged in NZ fractals (16 rows x 32 B)";

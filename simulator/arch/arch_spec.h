@@ -11,7 +11,9 @@
 
 namespace npukit::sim {
 
-enum class Dtype { int8, fp16, bf16, fp32, int32 };
+// int4: a matrix unit's int4-weight mode (4-bit weights against int8 activations, int32
+// accumulation); no preset lists it (docs/simulator/arch-spec.md).
+enum class Dtype { int8, fp16, bf16, fp32, int32, int4 };
 enum class MatrixKind { cube, systolic };
 enum class Dataflow { ws, os, is };  // weight-, output-, input-stationary
 enum class Unit { matrix, vector, dma };

@@ -11,6 +11,7 @@ namespace npukit::sim {
 constexpr int64_t dtype_bytes(Dtype d) {
   switch (d) {
     case Dtype::int8: return 1;
+    case Dtype::int4: return 1;  // two per byte: a byte is the smallest unit moved or aligned
     case Dtype::fp16:
     case Dtype::bf16: return 2;
     case Dtype::fp32:

@@ -1,8 +1,8 @@
-#include "tools/quantize/half.h"
+#include "layouts/half.h"
 
 #include <cstring>
 
-namespace npukit::quant {
+namespace npukit::layouts {
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
@@ -37,4 +37,4 @@ std::vector<float> widen_halves(const uint8_t* bytes, int64_t n) {
   return out;
 }
 
-}  // namespace npukit::quant
+}  // namespace npukit::layouts
