@@ -5,6 +5,7 @@
 // loses to minmax, percentile:100 is minmax).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "golden/calibration.h"
 #include "tools/quantize/calibration.h"
+#include "tools/quantize/per_token.h"
 
 namespace npukit::quant {
 namespace {
@@ -229,6 +231,26 @@ TEST(Calibration, FirstNonFinite) {
   x[7] = std::nanf("");
   x[8] = INFINITY;
   EXPECT_EQ(first_non_finite(x.data(), 10), 7);
+}
+
+TEST(PerToken, QuantizesEachRowByItsMaximum) {
+  // Row 0: max 2.54 → s = 0.02, q = x / s rounded half to even; row 1 all zero → s = 0, q = 0;
+  // row 2 holds a value exactly at the maximum (q = ±127).
+  const std::vector<float> x = {2.54f, -1.0f, 0.01f, 0.03f, 0, 0, 0, 0, -5, 2.5f, 5, 0};
+  const PerToken p = quantize_per_token(x.data(), 3, 4);
+  ASSERT_EQ(p.scales.size(), 3u);
+  EXPECT_EQ(p.scales[0], 2.54f / 127.0f);
+  EXPECT_EQ(p.scales[1], 0.0f);
+  EXPECT_EQ(p.scales[2], 5.0f / 127.0f);
+  for (int64_t i = 0; i < 12; ++i) {
+    const float s = p.scales[size_t(i / 4)];
+    const float want = s == 0 ? 0.0f : std::min(127.0f, std::max(-127.0f, std::nearbyint(x[size_t(i)] / s)));
+    EXPECT_EQ(float(p.q[size_t(i)]), want) << i;
+    EXPECT_EQ(p.x_hat[size_t(i)], s * want) << i;
+  }
+  EXPECT_EQ(p.q[0], 127);
+  EXPECT_EQ(p.q[8], -127);
+  EXPECT_EQ(p.q[10], 127);
 }
 
 }  // namespace

@@ -42,6 +42,15 @@ TEST(LayerReport, ParsesEntriesAndResolvesPathsAgainstTheFile) {
   EXPECT_EQ(e[1].method.method, Method::percentile);
   EXPECT_EQ(e[1].method.percentile, 99.9);
   EXPECT_TRUE(e[1].symmetric);
+  EXPECT_FALSE(e[0].calibration_keys);
+  EXPECT_TRUE(e[1].calibration_keys);
+  EXPECT_EQ(e[0].scheme, "");
+  EXPECT_EQ(e[0].activations, "");
+  const LayerEntry int4 = parse_layer(R"({"ops": [{"name": "a", "op": "int4_gemm", "in": {"a": "x.npy"},
+      "weights": {"w": "w.npy"}, "scheme": "int4-group:128,asymmetric", "activations": "float32"}]})", "l.json")[0];
+  EXPECT_EQ(int4.scheme, "int4-group:128,asymmetric");
+  EXPECT_EQ(int4.activations, "float32");
+  EXPECT_FALSE(int4.calibration_keys);
   // A file in the working directory: paths stay as written.
   EXPECT_EQ(parse_layer(R"({"ops": [{"name": "a", "op": "x", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}}]})",
                         "layer.json")[0].a,
@@ -88,7 +97,13 @@ TEST(LayerReport, RefusalsNameTheFileTheKeyAndTheRule) {
       {R"({"ops": [{"name": "b", "op": "int8_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "calibration": {"x": "c.npy"}}]})",
        "layer.json: ops[0].calibration.x: unknown tensor"},
       {R"({"ops": [{"name": "b", "op": "int8_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "scheme": "int4"}]})",
-       "layer.json: ops[0].scheme: unknown key"},
+       "layer.json: ops[0].scheme: int4: must be int8-per-channel or int4-group"},
+      {R"({"ops": [{"name": "b", "op": "int4_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "scheme": "int4-group:64,signed"}]})",
+       "layer.json: ops[0].scheme: int4-group:64,signed: the mode after ','"},
+      {R"({"ops": [{"name": "b", "op": "int4_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "activations": 8}]})",
+       "layer.json: ops[0].activations: a number: must be a non-empty string"},
+      {R"({"ops": [{"name": "b", "op": "int8_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "bits": 4}]})",
+       "layer.json: ops[0].bits: unknown key"},
       {R"({"ops": [{"name": "b", "op": "int8_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "mode": "signed"}]})",
        "layer.json: ops[0].mode: 'signed': must be asymmetric or symmetric"},
       {R"({"ops": [{"name": "b", "op": "int8_gemm", "in": {"a": "x.npy"}, "weights": {"w": "w.npy"}, "method": "max"}]})",
@@ -160,6 +175,29 @@ TEST(LayerReport, LayerTextRanksAndNamesTheSensitiveOps) {
   const std::string none = format_layer_text("layer.json", rs, 1, false);
   EXPECT_NE(none.find("keep in fp16: none"), std::string::npos) << none;
   EXPECT_NE(none.find("default: the gate's float16 rtol"), std::string::npos) << none;
+}
+
+TEST(LayerReport, PerTokenAndFloatActivationsHaveNoCalibration) {
+  OpReport r = report("", 1e-3, 0.9);
+  r.op = "int4_gemm";
+  r.scheme = "int4-group:64,asymmetric";
+  r.activations = "int8-per-token";
+  r.x_nmse = 2.5e-5;
+  r.args = "--param group=64";
+  const std::string t = format_text(r);
+  EXPECT_NE(t.find("int4_gemm [M=2, N=3, K=4] on cpu: weights  as int4-group:64,asymmetric, activations  as int8-per-token\n"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("a scale per row at run time, max |x| / 127 (no calibration; x's nmse 2.500000e-05)"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("  --param group=64\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("calibrated"), std::string::npos) << t;
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["activations"]["scheme"], "int8-per-token");
+  EXPECT_EQ(j["activations"]["nmse"], 2.5e-5);
+  EXPECT_FALSE(j["activations"].contains("calibration"));
+  EXPECT_EQ(j["args"], "--param group=64");
+  r.activations = "float32";
+  EXPECT_NE(format_text(r).find("not quantized"), std::string::npos);
 }
 
 TEST(LayerReport, LayerJsonRanksAndListsTheSensitiveOps) {

@@ -2,8 +2,9 @@
 activation-only and both-dequantized products, shares that are exactly 0 where a stage is
 exact (weights q · 2^-e; activations 0.25 · q), a separate calibration set (parameters as
 `npukit calibrate` gives them; one without X's outliers clips them), a layer list (--layer)
-ranked by numpy's nmse with the sensitive ops flagged, the default threshold, and one-line
-refusals.
+ranked by numpy's nmse with the sensitive ops flagged, the default threshold, int4_gemm
+(int4 weights in groups, symmetric and asymmetric, per-token or float activations; in a layer
+beside int8_gemm) against numpy's own int4 and per-token quantization, and one-line refusals.
 
 usage: quant_report_cli_check.py NPUKIT_BINARY
 """
@@ -197,7 +198,7 @@ def check_layer(binary, rng, d, p):
     f = variant("unknown_op.json", 1, op="matmul")
     refused(binary, ["--layer", f], (f"{f}: ops[1].op: 'matmul': unknown op",), "unknown op")
     f = variant("other_op.json", 0, op="rms_norm")
-    refused(binary, ["--layer", f], (f"{f}: ops[0].op: 'rms_norm': quant-report covers int8_gemm only",), "other op")
+    refused(binary, ["--layer", f], (f"{f}: ops[0].op: 'rms_norm': quant-report covers int8_gemm or int4_gemm",), "other op")
     f = variant("no_file.json", 3, weights={"w": "missing.npy"})
     refused(binary, ["--layer", f], (f"{f}: ops[3].weights.w: {p('missing.npy')}: no such file",), "missing file")
     np.save(p("l_wk.npy"), files["l_w1.npy"][:, :48].copy())
@@ -218,7 +219,164 @@ def check_layer(binary, rng, d, p):
             "negative threshold")
     refused(binary, ["--op", "int8_gemm", "--in", f"a={p('l_xn.npy')}", "--weights", f"w={p('l_w1.npy')}", "--threshold", "1"],
             "--threshold: only with --layer", "threshold without a layer")
-    refused(binary, [], "give --op int8_gemm --in a=X.npy --weights w=W.npy, or --layer LAYER.json", "nothing to report")
+    refused(binary, [], "give --op int8_gemm|int4_gemm --in a=X.npy --weights w=W.npy, or --layer LAYER.json",
+            "nothing to report")
+
+    # int4_gemm beside int8_gemm on the same weights: int4's coarser weights rank above.
+    mixed = [
+        {"name": "w8", "op": "int8_gemm", "in": {"a": "l_xn.npy"}, "weights": {"w": "l_w1.npy"}},
+        {"name": "w4_g128", "op": "int4_gemm", "in": {"a": "l_xn.npy"}, "weights": {"w": "l_w1.npy"},
+         "scheme": "int4-group:128,asymmetric"},
+        {"name": "w4_float", "op": "int4_gemm", "in": {"a": "l_xn.npy"}, "weights": {"w": "l_w1.npy"},
+         "activations": "float32"},
+    ]
+    f = layer_file("mixed.json", json.dumps({"ops": mixed}))
+    rc, out, err = run(binary, ["--layer", f, "--format", "json"])
+    check(rc == 0, f"mixed layer: exit {rc} ({err.strip()})")
+    if rc == 0:
+        j = json.loads(out)
+        by = {o["name"]: o for o in j["ops"]}
+        check(by["w4_g128"]["weights"]["scheme"] == "int4-group:128,asymmetric" and
+              by["w4_float"]["weights"]["scheme"] == "int4-group:32,symmetric" and
+              by["w8"]["weights"]["scheme"] == "int8-per-channel,symmetric", "schemes from the entries and the defaults")
+        check(by["w4_float"]["activations"]["scheme"] == "float32" and by["w4_g128"]["activations"]["scheme"] ==
+              "int8-per-token", "activations from the entries and the default")
+        check(j["ops"][-1]["name"] == "w8", f"int8 weights rank below int4's: {[o['name'] for o in j['ops']]}")
+    def mixed_variant(file_name, i, **change):
+        bad = json.loads(json.dumps(mixed))
+        bad[i].update(change)
+        return layer_file(file_name, json.dumps({"ops": bad}))
+    f = mixed_variant("int4_method.json", 1, method="mse")
+    refused(binary, ["--layer", f], (f"{f}: ops[1]: int4_gemm's activations are quantized per row at run time",),
+            "int4 entry with a method")
+    f = mixed_variant("int8_int4scheme.json", 0, scheme="int4-group:32")
+    refused(binary, ["--layer", f], (f"{f}: ops[0].scheme: int4-group:32: int8_gemm reads int8 weights",),
+            "int8 entry with an int4 scheme")
+    f = mixed_variant("bad_acts.json", 2, activations="int8-per-tensor")
+    refused(binary, ["--layer", f], (f"{f}: ops[2].activations: int8-per-tensor: int4_gemm takes",), "int4 per-tensor")
+    f = mixed_variant("bad_scheme.json", 1, scheme="int4-group:16")
+    refused(binary, ["--layer", f], (f"{f}: ops[1].scheme: int4-group:16: the group must be 32, 64 or 128",),
+            "bad group in the file")
+    f = layer_file("global_int4.json", json.dumps({"ops": mixed[:1]}))
+    refused(binary, ["--layer", f, "--scheme", "int4-group:64"], (f"{f}: ops[0]: --scheme int4-group:64: int8_gemm reads",),
+            "--scheme int4 on an int8 entry")
+
+
+def int4_dequantized(w, group, symmetric):
+    """numpy's int4 group quantization as docs/quantization.md states it, w' = s · (q − zp)."""
+    N, K = w.shape
+    g = w.reshape(N, K // group, group)
+    if symmetric:
+        s = (np.abs(g).max(axis=2) / np.float32(7)).astype(np.float32)
+        s[s == 0] = 1
+        q = np.clip(np.rint(g / s[..., None]), -7, 7)
+        zp = np.zeros_like(s)
+    else:
+        lo = np.minimum(g.min(axis=2), 0).astype(np.float64)
+        hi = np.maximum(g.max(axis=2), 0).astype(np.float64)
+        s = ((hi - lo) / 15).astype(np.float32)
+        s[s == 0] = 1
+        zp = np.clip(np.rint(np.float32(0) - lo.astype(np.float32) / s), 0, 15)
+        q = np.clip(np.rint(g / s[..., None]) + zp[..., None], 0, 15)
+    return (s[..., None] * (q - zp[..., None]).astype(np.float32)).reshape(N, K).astype(np.float64)
+
+
+def per_token_dequantized(x):
+    s = (np.abs(x).max(axis=1) / np.float32(127)).astype(np.float32)
+    safe = np.where(s == 0, np.float32(1), s)
+    q = np.where(s[:, None] == 0, 0, np.clip(np.rint(x / safe[:, None]), -127, 127))
+    return (s[:, None] * q.astype(np.float32)).astype(np.float64)
+
+
+def check_int4(binary, rng, p):
+    """int4_gemm: every stage against numpy's int4 and per-token quantization, groups of 32
+    and 128 (finer groups, smaller weight error), symmetric and asymmetric weights, float32
+    activations (no activation error), weights int4 holds exactly (no weight error)."""
+    M, N, K = 12, 40, 256
+    z = rng.standard_normal((M, K)) * 2
+    x = (z / (1 + np.exp(-z))).astype(np.float32)
+    x[4, 17] = 30.0
+    w = (rng.standard_normal((N, K)) * 0.05).astype(np.float32)
+    np.save(p("x4.npy"), x)
+    np.save(p("w4.npy"), w)
+    ref = x.astype(np.float64) @ w.astype(np.float64).T
+    x_hat = per_token_dequantized(x)
+    weight_nmse = {}
+    for scheme, group, symmetric in (("int4-group:32", 32, True), ("int4-group:128", 128, True),
+                                     ("int4-group:64,asymmetric", 64, False), ("int4-group:128,asymmetric", 128, False)):
+        rc, out, err = run(binary, ["--op", "int4_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}",
+                                    "--scheme", scheme, "--format", "json"])
+        check(rc == 0, f"int4 {scheme}: exit {rc} ({err.strip()})")
+        if rc != 0:
+            continue
+        j = json.loads(out)
+        w_hat = int4_dequantized(w, group, symmetric)
+        st = j["stages"]
+        for name, y, tol in (("weights_only", x.astype(np.float64) @ w_hat.T, 1e-4),
+                             ("activations_only", x_hat @ w.astype(np.float64).T, 1e-4),
+                             ("both", x_hat @ w_hat.T, 1e-3)):  # the kernel's fp32 sums against numpy's fp64
+            want = nmse(ref, y)
+            check(abs(st[name]["nmse"] - want) <= tol * want, f"int4 {scheme} {name} nmse {st[name]['nmse']} vs numpy {want}")
+        weight_nmse[scheme] = st["weights_only"]["nmse"]
+        check(j["args"] == f"--param group={group}", f"int4 {scheme}: args {j['args']}")
+        check(j["weights"]["scheme"] == (scheme if "," in scheme else scheme + ",symmetric"), j["weights"]["scheme"])
+        check(j["activations"]["scheme"] == "int8-per-token", f"int4 default activations {j['activations']}")
+        want_x = float(((x_hat - x) ** 2).sum() / (x.astype(np.float64) ** 2).sum())
+        check(abs(j["activations"]["nmse"] - want_x) <= 1e-6 * want_x, f"x nmse {j['activations']['nmse']} vs {want_x}")
+    if len(weight_nmse) == 4:
+        check(weight_nmse["int4-group:32"] < weight_nmse["int4-group:128"], f"finer groups, less error: {weight_nmse}")
+        check(weight_nmse["int4-group:128,asymmetric"] < weight_nmse["int4-group:128"],
+              f"a zero point per group uses all 16 levels: {weight_nmse}")
+
+    # float32 activations: the activation stage is exact.
+    j = None
+    rc, out, err = run(binary, ["--op", "int4_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}",
+                                "--activations", "float32", "--format", "json"])
+    check(rc == 0, f"int4 float32: exit {rc} ({err.strip()})")
+    if rc == 0:
+        j = json.loads(out)
+        check(j["stages"]["activations_only"]["nmse"] == 0 and j["shares"]["weights"] == 1,
+              f"float32 activations: {j['stages']['activations_only']}, shares {j['shares']}")
+        want = nmse(ref, x.astype(np.float64) @ int4_dequantized(w, 32, True).T)
+        check(abs(j["output_error"]["nmse"] - want) <= 1e-3 * want, f"int4 float32 both {j['output_error']['nmse']} vs {want}")
+
+    # Weights int4 holds exactly (q · 2^-e, ±7 in every group of 32): no weight error.
+    q = rng.integers(-7, 8, (N, K))
+    q[:, ::32] = 7
+    np.save(p("w4_exact.npy"), (q * np.exp2(-rng.integers(2, 6, N))[:, None]).astype(np.float32))
+    rc, out, err = run(binary, ["--op", "int4_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4_exact.npy')}",
+                                "--format", "json"])
+    if rc == 0:
+        j = json.loads(out)
+        check(j["stages"]["weights_only"]["nmse"] == 0 and j["shares"]["weights"] == 0,
+              f"exact int4 weights: {j['stages']['weights_only']}, share {j['shares']['weights']}")
+    else:
+        check(False, f"exact int4 weights: exit {rc} ({err.strip()})")
+
+    rc, out, err = run(binary, ["--op", "int4_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}"])
+    check(rc == 0 and "as int8-per-token" in out and "--param group=32" in out and "both (kernel)" in out,
+          f"int4 text report: {rc} {out} {err.strip()}")
+
+    base = ["--op", "int4_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}"]
+    refused(binary, base + ["--scheme", "int8-per-channel"], "--scheme int8-per-channel: int4_gemm reads int4 weights",
+            "int4_gemm with int8 weights")
+    refused(binary, base + ["--method", "mse"], "--method: int4_gemm's activations are quantized per row at run time",
+            "int4_gemm with a calibration method")
+    refused(binary, base + ["--activations", "float32", "--symmetric"], "--symmetric: int4_gemm's activations are not quantized",
+            "float activations with a mode")
+    refused(binary, base + ["--activations", "int8-per-tensor"], "--activations int8-per-tensor: int4_gemm takes",
+            "int4_gemm per tensor")
+    refused(binary, base + ["--scheme", "int4-group:32,signed"], "--scheme int4-group:32,signed: the mode after ','",
+            "bad weight mode")
+    np.save(p("w4_k96.npy"), w[:, :96].copy())
+    np.save(p("x4_k96.npy"), x[:, :96].copy())
+    refused(binary, ["--op", "int4_gemm", "--in", f"a={p('x4_k96.npy')}", "--weights", f"w={p('w4_k96.npy')}", "--scheme",
+                     "int4-group:64"], "K = 96: must be a multiple of the group 64", "K not a multiple of the group")
+    refused(binary, ["--op", "int8_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}", "--activations",
+                     "float32"], "--activations float32: int8_gemm takes int8 activations", "int8_gemm float activations")
+    refused(binary, ["--op", "int8_gemm", "--in", f"a={p('x4.npy')}", "--weights", f"w={p('w4.npy')}", "--scheme",
+                     "int8-per-channel,asymmetric"], "--scheme int8-per-channel,asymmetric: int8_gemm reads int8 weights",
+            "int8 weights with a zero point")
 
 
 def main():
@@ -283,7 +441,7 @@ def main():
         np.save(p("w_badk.npy"), w[:, :64].copy())
         base = ["--op", "int8_gemm", "--in", f"a={p('x.npy')}"]
         refused(binary, ["--op", "rms_norm", "--in", f"a={p('x.npy')}", "--weights", f"w={p('w.npy')}"],
-                "--op rms_norm: quant-report covers int8_gemm only", "other op")
+                "--op rms_norm: quant-report covers int8_gemm or int4_gemm", "other op")
         refused(binary, base + ["--weights", f"w={p('w_badk.npy')}"], "the last dimension must be K = 64", "K mismatch")
         refused(binary, base + ["--weights", f"w={p('w.npy')}", "--scheme", "int4-group:32"],
                 "--scheme int4-group:32: int8_gemm reads int8 weights", "int4 scheme")
@@ -292,6 +450,7 @@ def main():
 
         check_calibration_set(binary, rng, p)
         check_layer(binary, rng, d, p)
+        check_int4(binary, rng, p)
     return finish("npukit quant-report: stage errors and shares as documented")
 
 

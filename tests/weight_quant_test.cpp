@@ -213,6 +213,16 @@ TEST(WeightQuant, ParsesSchemes) {
   EXPECT_FALSE(parse_scheme("int4-group:64", false).symmetric);
   for (const char* bad : {"int4-group:16", "int4-group:", "int4", "int8", "fp8", "int4-group:64x"})
     EXPECT_THROW(parse_scheme(bad, true), std::invalid_argument) << bad;
+  // The form the reports print parses back to the same scheme.
+  for (const Scheme& s : {Scheme{Bits::int8, 0, true}, Scheme{Bits::int4, 64, false}, Scheme{Bits::int4, 128, true}}) {
+    const Scheme back = parse_scheme_and_mode(scheme_name(s, true));
+    EXPECT_EQ(back.bits, s.bits);
+    EXPECT_EQ(back.group, s.group);
+    EXPECT_EQ(back.symmetric, s.symmetric);
+  }
+  EXPECT_TRUE(parse_scheme_and_mode("int4-group:32").symmetric);
+  for (const char* bad : {"int4-group:32,", "int4-group:32,signed", "int4-group:16,symmetric", ",asymmetric"})
+    EXPECT_THROW(parse_scheme_and_mode(bad), std::invalid_argument) << bad;
 }
 
 TEST(WeightQuant, ReportsTheErrorAndTheWorstChannels) {

@@ -1,11 +1,13 @@
 // `npukit quant-report`: how much error quantizing a linear layer adds to its output, and
 // which rounding it comes from (docs/quantization.md); over a layer list (--layer
 // LAYER.json), the ops ranked by that error and the sensitive ones named. The weights are
-// quantized by tools/quantize/weight_quant.h, the activations calibrated by
-// tools/quantize/calibration.h (on X or on a separate calibration set), the quantized layer
-// is npukit's int8_gemm kernel through the runtime (out=float32), and the fp32 layer and the
-// single-stage variants are tools/quantize/layer_error.h's fp64-summed matmul; the reports,
-// the layer file and the ranking are tools/quantize/layer_report.h.
+// quantized by tools/quantize/weight_quant.h (int8 per channel for int8_gemm, int4 in groups
+// for int4_gemm), the activations calibrated by tools/quantize/calibration.h (int8_gemm: on X
+// or on a separate calibration set) or quantized per token by tools/quantize/per_token.h
+// (int4_gemm; or left in float32), the quantized layer is npukit's kernel through the runtime
+// (out=float32), and the fp32 layer and the single-stage variants are
+// tools/quantize/layer_error.h's fp64-summed matmul; the reports, the layer file and the
+// ranking are tools/quantize/layer_report.h.
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -24,20 +26,24 @@
 #include "tools/quantize/calibration.h"
 #include "tools/quantize/layer_error.h"
 #include "tools/quantize/layer_report.h"
+#include "tools/quantize/per_token.h"
 #include "tools/quantize/weight_quant.h"
 
 namespace npukit::cli {
 namespace {
 
 struct QuantReportArgs {
-  std::string op, scheme = "int8-per-channel", method = "minmax", format = "text", target = "cpu", layer;
+  std::string op, scheme, activations, method = "minmax", format = "text", target = "cpu", layer;
   std::vector<std::string> ins, weights, calibration;
   bool symmetric = false, asymmetric = false;
   double threshold = quant::kDefaultSensitiveNmse;
 };
 
-// Only the linear layer so far: its activation input, weight input and weight scales.
-constexpr const char* kLayerOp = "int8_gemm";
+// The linear layers y = a · wᵀ it measures: int8 weights per channel with int8 activations
+// per tensor, and int4 weights in groups with int8 activations per token (or float ones).
+constexpr const char* kInt8Op = "int8_gemm";
+constexpr const char* kInt4Op = "int4_gemm";
+constexpr const char* kLayerOps = "int8_gemm or int4_gemm";
 
 // Where an input's errors point: `key` is "--in a=" (single op) or "layer.json: ops[2].in.a: ".
 struct Source {
@@ -59,41 +65,64 @@ std::vector<float> read_floats(const Source& src, std::vector<int64_t>& shape) {
   return std::move(arr.values);
 }
 
-// One layer to measure: its files, the weight scheme and the activations' calibration.
+// One layer to measure: its files, the weight scheme and how the activations are quantized.
 struct Job {
   std::string name;
   Source a, w, cal;  // cal.path "" calibrates on a itself
   quant::Scheme scheme;
+  std::string activations;  // OpReport::activations
   quant::CalibrationMethod method;
   bool symmetric = false;
 };
 
-quant::OpReport measure(const OpSpec& op, const std::string& target, const Job& job) {
-  std::vector<int64_t> x_shape, w_shape;
-  const std::vector<float> x = read_floats(job.a, x_shape);
-  const std::vector<float> w = read_floats(job.w, w_shape);
-  if (w_shape.size() != 2)
-    fail(Errc::invalid_argument, "{}: shape {}: weights must be 2-D [N, K]", job.w.where(), shape_string(w_shape));
-  const int64_t N = w_shape[0], K = w_shape[1];
-  if (x_shape.back() != K)
-    fail(Errc::invalid_argument, "{}: shape {}: the last dimension must be K = {}, the weights' second", job.a.where(),
-         shape_string(x_shape), K);
-  const int64_t M = int64_t(x.size()) / K;
-
-  // Weights: int8 per channel, symmetric (int8_gemm's w_scale has no zero point).
-  quant::Quantized qw;
+// The scheme (parse_scheme_and_mode's form; "" = the op's default) and the activations'
+// form ("" = the op's default) for `op`, or a one-line refusal that starts with `scheme_key`
+// or `activations_key` ("--scheme ", or where in LAYER.json the value comes from).
+void choose_forms(const std::string& op, const std::string& scheme_text, const std::string& activations,
+                  const std::string& scheme_key, const std::string& activations_key, Job& job) {
+  const bool int4 = op == kInt4Op;
+  const std::string text = !scheme_text.empty() ? scheme_text : int4 ? "int4-group:32" : "int8-per-channel";
   try {
-    qw = quant::quantize(w.data(), N, K, job.scheme);
+    job.scheme = quant::parse_scheme_and_mode(text);
   } catch (const std::invalid_argument& e) {
-    fail(Errc::invalid_argument, "{}: {}", job.w.where(), e.what());
+    fail(Errc::invalid_argument, "{}", e.what());  // only from --scheme (LAYER.json's are parsed with the file)
   }
-  const std::vector<float> w_hat = quant::dequantize(qw, job.scheme);
+  if (!int4 && (job.scheme.bits != quant::Bits::int8 || !job.scheme.symmetric))
+    fail(Errc::invalid_argument,
+         "{}{}: {} reads int8 weights with one scale per channel and no zero point (int8-per-channel; "
+         "int4-group runs on {})",
+         scheme_key, text, kInt8Op, kInt4Op);
+  if (int4 && job.scheme.bits != quant::Bits::int4)
+    fail(Errc::invalid_argument, "{}{}: {} reads int4 weights in groups along K (int4-group:32|64|128[,asymmetric])",
+         scheme_key, text, kInt4Op);
+  job.activations = !activations.empty() ? activations : int4 ? "int8-per-token" : "int8-per-tensor";
+  if (!int4 && job.activations != "int8-per-tensor")
+    fail(Errc::invalid_argument, "{}{}: {} takes int8 activations with one calibrated scale (int8-per-tensor)",
+         activations_key, job.activations, kInt8Op);
+  if (int4 && job.activations != "int8-per-token" && job.activations != "float32")
+    fail(Errc::invalid_argument,
+         "{}{}: {} takes int8 activations with a scale per row (int8-per-token) or float32 ones", activations_key,
+         job.activations, kInt4Op);
+}
 
-  // Activations: calibrated on the calibration set (X itself without one), as `npukit
-  // calibrate` does, then X quantized with those parameters as run takes them.
+// x's quantization error Σ (x − x')² / Σ x² (the error energy itself when x is all zero).
+double sample_nmse(const std::vector<float>& x, const std::vector<float>& x_hat) {
+  double e = 0, x2 = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d = double(x[i]) - double(x_hat[i]);
+    e += d * d;
+    x2 += double(x[i]) * double(x[i]);
+  }
+  return x2 == 0 ? e : e / x2;
+}
+
+// int8_gemm's activations: calibrated on the calibration set (X itself without one), as
+// `npukit calibrate` does, then X quantized with those parameters as run takes them. Fills
+// the report's calibration and X's counts and qx (X quantized); returns x' (X dequantized).
+std::vector<float> quantize_per_tensor(const std::vector<float>& x, int64_t K, const Job& job, quant::OpReport& rep,
+                                       std::vector<int8_t>& qx) {
   const bool sym = job.symmetric;
   const quant::QRange r8{-128, 127};
-  quant::OpReport rep;
   const bool separate = !job.cal.path.empty();
   if (separate) {
     std::vector<int64_t> cal_shape;
@@ -108,27 +137,97 @@ quant::OpReport measure(const OpSpec& op, const std::string& target, const Job& 
   }
   const quant::Calibration& c = rep.calibration;
   rep.scale_text = quant::param_float_text(c.scale);
-  std::vector<int8_t> qx(x.size());
+  qx.resize(x.size());
   quant::quantize_samples(x.data(), int64_t(x.size()), c.scale, c.zero_point, sym, r8, qx.data());
   std::vector<float> x_hat(x.size());
   for (size_t i = 0; i < x.size(); ++i) x_hat[i] = c.scale * float(int32_t(qx[i]) - c.zero_point);
   double x2 = 0;
   for (float v : x) x2 += double(v) * double(v);
   const double err2 = quant::squared_error(x.data(), int64_t(x.size()), c.scale, c.zero_point, sym, r8, &rep.x_clipped);
-  rep.x_count = int64_t(x.size());
   rep.x_clip_fraction = double(rep.x_clipped) / double(rep.x_count);
   rep.x_nmse = x2 == 0 ? err2 : err2 / x2;
+  rep.calibration_file = separate ? job.cal.path : job.a.path;
+  rep.separate_calibration = separate;
+  rep.method = quant::method_name(job.method);
+  rep.mode = sym ? "symmetric" : "asymmetric";
+  rep.args = fmt::format("--param a_scale={} --param a_zero_point={}", rep.scale_text, c.zero_point);
+  return x_hat;
+}
 
-  // Both roundings: the kernel itself.
-  std::vector<float> y(static_cast<size_t>(M * N));
+// Both roundings: int8_gemm itself, with the parameters as `npukit run` takes them.
+void run_int8_gemm(const OpSpec& op, const std::string& target, int64_t M, int64_t N, int64_t K, std::vector<int8_t>& qx,
+                   quant::Quantized& qw, const quant::OpReport& rep, std::vector<float>& y) {
   TensorMap tensors;
   tensors["a"] = TensorView{qx.data(), DType::int8, {M, K}, {}};
   tensors["w"] = TensorView{qw.q.data(), DType::int8, {N, K}, {}};
   tensors["w_scale"] = TensorView{qw.scales.data(), DType::float32, {N}, {}};
   tensors["y"] = TensorView{y.data(), DType::float32, {M, N}, {}};
-  const std::map<std::string, std::string> params{
-      {"out", "float32"}, {"a_scale", rep.scale_text}, {"a_zero_point", std::to_string(c.zero_point)}};
+  const std::map<std::string, std::string> params{{"out", "float32"},
+                                                  {"a_scale", rep.scale_text},
+                                                  {"a_zero_point", std::to_string(rep.calibration.zero_point)}};
   run_call(bind_call(op, target, tensors, params));
+}
+
+// int4_gemm: X per token (int8, a scale per row) or as it is (float32), the weights packed
+// two per byte with their group scales (and zero points); fills x_hat and y.
+void run_int4_gemm(const OpSpec& op, const std::string& target, std::vector<float> x, int64_t M, int64_t N, int64_t K,
+                   const Job& job, quant::Quantized& qw, quant::OpReport& rep, std::vector<float>& x_hat,
+                   std::vector<float>& y) {
+  TensorMap tensors;
+  quant::PerToken pt;
+  if (job.activations == "int8-per-token") {
+    pt = quant::quantize_per_token(x.data(), M, K);
+    x_hat = pt.x_hat;
+    rep.x_nmse = sample_nmse(x, x_hat);
+    tensors["a"] = TensorView{pt.q.data(), DType::int8, {M, K}, {}};
+    tensors["a_scales"] = TensorView{pt.scales.data(), DType::float32, {M}, {}};
+  } else {
+    x_hat = x;
+    tensors["a"] = TensorView{x.data(), DType::float32, {M, K}, {}};
+  }
+  std::vector<uint8_t> zp(qw.zero_points.begin(), qw.zero_points.end());  // each in [0, 15]
+  tensors["w"] = TensorView{qw.q.data(), DType::uint8, {N, K / 2}, {}};
+  tensors["scales"] = TensorView{qw.scales.data(), DType::float32, {N, qw.groups}, {}};
+  if (!job.scheme.symmetric) tensors["zero_points"] = TensorView{zp.data(), DType::uint8, {N, qw.groups}, {}};
+  tensors["y"] = TensorView{y.data(), DType::float32, {M, N}, {}};
+  const std::string group = std::to_string(job.scheme.group);
+  run_call(bind_call(op, target, tensors, {{"out", "float32"}, {"group", group}}));
+  rep.args = "--param group=" + group;
+}
+
+quant::OpReport measure(const OpSpec& op, const std::string& target, const Job& job) {
+  std::vector<int64_t> x_shape, w_shape;
+  const std::vector<float> x = read_floats(job.a, x_shape);
+  const std::vector<float> w = read_floats(job.w, w_shape);
+  if (w_shape.size() != 2)
+    fail(Errc::invalid_argument, "{}: shape {}: weights must be 2-D [N, K]", job.w.where(), shape_string(w_shape));
+  const int64_t N = w_shape[0], K = w_shape[1];
+  if (x_shape.back() != K)
+    fail(Errc::invalid_argument, "{}: shape {}: the last dimension must be K = {}, the weights' second", job.a.where(),
+         shape_string(x_shape), K);
+  const int64_t M = int64_t(x.size()) / K;
+
+  // Weights: int8 per channel, symmetric (int8_gemm's w_scale has no zero point), or int4
+  // in groups, packed two per byte as int4_gemm takes them.
+  quant::Quantized qw;
+  try {
+    qw = quant::quantize(w.data(), N, K, job.scheme);
+  } catch (const std::invalid_argument& e) {
+    fail(Errc::invalid_argument, "{}: {}", job.w.where(), e.what());
+  }
+  const std::vector<float> w_hat = quant::dequantize(qw, job.scheme);
+
+  quant::OpReport rep;
+  rep.activations = job.activations;
+  rep.x_count = int64_t(x.size());
+  std::vector<float> x_hat, y(static_cast<size_t>(M * N));
+  if (job.activations == "int8-per-tensor") {
+    std::vector<int8_t> qx;
+    x_hat = quantize_per_tensor(x, K, job, rep, qx);
+    run_int8_gemm(op, target, M, N, K, qx, qw, rep, y);
+  } else {
+    run_int4_gemm(op, target, x, M, N, K, job, qw, rep, x_hat, y);
+  }
 
   const std::vector<double> ref = quant::linear_f64(x.data(), w.data(), M, N, K);
   const std::vector<double> wo = quant::linear_f64(x.data(), w_hat.data(), M, N, K);
@@ -145,33 +244,23 @@ quant::OpReport measure(const OpSpec& op, const std::string& target, const Job& 
   rep.weights_file = job.w.path;
   rep.scheme = quant::scheme_name(job.scheme, true);
   rep.activations_file = job.a.path;
-  rep.calibration_file = separate ? job.cal.path : job.a.path;
-  rep.separate_calibration = separate;
-  rep.method = quant::method_name(job.method);
-  rep.mode = sym ? "symmetric" : "asymmetric";
   return rep;
 }
 
-quant::Scheme weight_scheme(const std::string& text) {
-  quant::Scheme scheme;
-  try {
-    scheme = quant::parse_scheme(text, true);
-  } catch (const std::invalid_argument& e) {
-    fail(Errc::invalid_argument, e.what());
-  }
-  if (scheme.bits != quant::Bits::int8)
-    fail(Errc::invalid_argument, "--scheme {}: {} reads int8 weights with one scale per channel (int8-per-channel)", text,
-         kLayerOp);
-  return scheme;
-}
-
 // The single op of --op/--in/--weights[/--calibration].
-int run_single(const QuantReportArgs& a) {
+int run_single(const QuantReportArgs& a, const CLI::App& sub) {
   const OpSpec& op = find_op(a.op);
-  if (op.name != kLayerOp)
-    fail(Errc::invalid_argument, "--op {}: quant-report covers {} only (a linear layer y = a · wᵀ)", op.name, kLayerOp);
+  if (op.name != kInt8Op && op.name != kInt4Op)
+    fail(Errc::invalid_argument, "--op {}: quant-report covers {} (a linear layer y = a · wᵀ)", op.name, kLayerOps);
   Job job;
-  job.scheme = weight_scheme(a.scheme);
+  choose_forms(op.name, a.scheme, a.activations, "--scheme ", "--activations ", job);
+  if (job.activations != "int8-per-tensor") {
+    for (const char* flag : {"--calibration", "--method", "--symmetric", "--asymmetric"}) {
+      if (sub.count(flag))
+        fail(Errc::invalid_argument, "{}: {}'s activations are {}: nothing to calibrate (the flag is int8_gemm's)", flag,
+             op.name, job.activations == "float32" ? "not quantized" : "quantized per row at run time");
+    }
+  }
   try {
     job.method = quant::parse_method(a.method);
     quant::check_method(job.method, a.symmetric);
@@ -212,17 +301,16 @@ int run_layer(const QuantReportArgs& a, bool threshold_given) {
   } catch (const std::invalid_argument& e) {
     fail(Errc::invalid_argument, e.what());
   }
-  const quant::Scheme scheme = weight_scheme(a.scheme);
   std::vector<const OpSpec*> ops;
   for (const quant::LayerEntry& e : entries) {
     const OpSpec* known = nullptr;
     for (const OpSpec* o : all_ops()) {
       if (o->name == e.op) known = o;
     }
-    if (!known) fail(Errc::invalid_argument, "{}: {}.op: '{}': unknown op (a layer's ops are {})", a.layer, e.key, e.op, kLayerOp);
-    if (known->name != kLayerOp)
-      fail(Errc::invalid_argument, "{}: {}.op: '{}': quant-report covers {} only (a linear layer y = a · wᵀ)", a.layer, e.key,
-           e.op, kLayerOp);
+    if (!known) fail(Errc::invalid_argument, "{}: {}.op: '{}': unknown op (a layer's ops are {})", a.layer, e.key, e.op, kLayerOps);
+    if (known->name != kInt8Op && known->name != kInt4Op)
+      fail(Errc::invalid_argument, "{}: {}.op: '{}': quant-report covers {} (a linear layer y = a · wᵀ)", a.layer, e.key, e.op,
+           kLayerOps);
     ops.push_back(known);
   }
   std::vector<quant::OpReport> reports;
@@ -234,7 +322,12 @@ int run_layer(const QuantReportArgs& a, bool threshold_given) {
     job.a = {at + ".in.a: ", e.a};
     job.w = {at + ".weights.w: ", e.w};
     if (!e.calibration.empty()) job.cal = {at + ".calibration.a: ", e.calibration};
-    job.scheme = scheme;
+    // The entry's scheme, else --scheme, else the op's; a refusal names where it came from.
+    choose_forms(e.op, !e.scheme.empty() ? e.scheme : a.scheme, e.activations,
+                 e.scheme.empty() ? at + ": --scheme " : at + ".scheme: ", at + ".activations: ", job);
+    if (job.activations != "int8-per-tensor" && e.calibration_keys)
+      fail(Errc::invalid_argument, "{}: {}'s activations are {}: calibration, method and mode are int8_gemm's", at, e.op,
+           job.activations == "float32" ? "not quantized" : "quantized per row at run time");
     job.method = e.method;
     job.symmetric = e.symmetric;
     reports.push_back(measure(*ops[i], a.target, job));
@@ -250,7 +343,8 @@ int run_quant_report(const QuantReportArgs& a, const CLI::App& sub) {
     fail(Errc::invalid_argument, "--symmetric and --asymmetric: give one of them (activations; default asymmetric)");
   const bool threshold_given = sub.count("--threshold") > 0;
   if (!a.layer.empty()) {
-    for (const char* flag : {"--op", "--in", "--weights", "--calibration", "--method", "--symmetric", "--asymmetric"}) {
+    for (const char* flag :
+         {"--op", "--in", "--weights", "--calibration", "--method", "--symmetric", "--asymmetric", "--activations"}) {
       if (sub.count(flag))
         fail(Errc::invalid_argument,
              "--layer and {}: LAYER.json names each op, its files, calibration set, method and mode (give one or the other)",
@@ -262,8 +356,10 @@ int run_quant_report(const QuantReportArgs& a, const CLI::App& sub) {
   }
   if (threshold_given)
     fail(Errc::invalid_argument, "--threshold: only with --layer (it marks which of a layer's ops are sensitive)");
-  if (a.op.empty()) fail(Errc::invalid_argument, "quant-report: give --op int8_gemm --in a=X.npy --weights w=W.npy, or --layer LAYER.json");
-  return run_single(a);
+  if (a.op.empty())
+    fail(Errc::invalid_argument,
+         "quant-report: give --op int8_gemm|int4_gemm --in a=X.npy --weights w=W.npy, or --layer LAYER.json");
+  return run_single(a, sub);
 }
 
 }  // namespace
@@ -272,21 +368,26 @@ void add_quant_report(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<QuantReportArgs>();
   CLI::App* sub = app.add_subcommand(
       "quant-report",
-      "error a quantized int8_gemm layer adds to its fp32 output, split by weight and activation rounding; over a layer "
-      "list, the ops ranked and the sensitive ones named");
-  sub->add_option("--op", args->op, "the layer's op (int8_gemm)");
+      "error a quantized int8_gemm or int4_gemm layer adds to its fp32 output, split by weight and activation rounding; "
+      "over a layer list, the ops ranked and the sensitive ones named");
+  sub->add_option("--op", args->op, "the layer's op (int8_gemm or int4_gemm)");
   sub->add_option("--in", args->ins, "a=X.npy: float32 or float16 activations [.., K], where the error is measured");
   sub->add_option("--weights", args->weights, "w=W.npy: float32 or float16 weights [N, K], one row per output channel");
   sub->add_option("--calibration", args->calibration,
                   "a=CAL.npy: float32 or float16 activations [.., K] to calibrate on (default: X itself)");
-  sub->add_option("--layer", args->layer, "LAYER.json: several int8_gemm ops to rank (docs/quantization.md)");
+  sub->add_option("--layer", args->layer, "LAYER.json: several int8_gemm/int4_gemm ops to rank (docs/quantization.md)");
   sub->add_option("--threshold", args->threshold,
                   "with --layer: an op is sensitive above this output nmse (default 1e-6, the gate's fp16 rtol squared)");
-  sub->add_option("--scheme", args->scheme, "weight scheme: int8-per-channel (default; symmetric)");
+  sub->add_option("--scheme", args->scheme,
+                  "weight scheme: int8-per-channel (int8_gemm's, symmetric) or int4-group:32|64|128[,asymmetric] "
+                  "(int4_gemm's; default int4-group:32, symmetric)");
+  sub->add_option("--activations", args->activations,
+                  "int4_gemm's activations: int8-per-token (default; a scale per row) or float32 (int8_gemm's are "
+                  "int8-per-tensor, calibrated)");
   sub->add_option("--method", args->method, "activation calibration: minmax (default), percentile:P or mse");
   sub->add_flag("--symmetric", args->symmetric, "activations symmetric (zero point 0)");
   sub->add_flag("--asymmetric", args->asymmetric, "activations asymmetric (the default)");
-  sub->add_option("--target", args->target, "where the int8 kernel runs (default cpu)");
+  sub->add_option("--target", args->target, "where the kernel runs (default cpu)");
   sub->add_option("--format", args->format, "text (default) or json");
   sub->callback([args, sub, &exit_code] { exit_code = run_quant_report(*args, *sub); });
 }

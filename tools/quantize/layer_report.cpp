@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "runtime/message.h"
+#include "tools/quantize/weight_quant.h"
 
 namespace npukit::quant {
 namespace {
@@ -71,7 +72,7 @@ std::string text_field(const json& e, const std::string& file, const std::string
   return v.get<std::string>();
 }
 
-constexpr const char* kEntryKeys[] = {"name", "op", "in", "weights", "calibration", "method", "mode"};
+constexpr const char* kEntryKeys[] = {"name", "op", "in", "weights", "calibration", "method", "mode", "scheme", "activations"};
 
 LayerEntry parse_entry(const json& e, const std::string& file, const std::string& key) {
   if (!e.is_object())
@@ -81,7 +82,7 @@ LayerEntry parse_entry(const json& e, const std::string& file, const std::string
     if (std::find_if(std::begin(kEntryKeys), std::end(kEntryKeys), [&](const char* k) { return it.key() == k; }) ==
         std::end(kEntryKeys))
       bad(file, fmt::format("{}.{}", key, it.key()),
-          "unknown key (an op has name, op, in, weights and optionally calibration, method, mode)");
+          "unknown key (an op has name, op, in, weights and optionally calibration, method, mode, scheme, activations)");
   }
   LayerEntry r;
   r.key = key;
@@ -109,6 +110,18 @@ LayerEntry parse_entry(const json& e, const std::string& file, const std::string
   } catch (const std::invalid_argument& x) {
     bad(file, key + ".method", without_flag(x.what()));
   }
+  r.calibration_keys = !r.calibration.empty() || e.contains("method") || e.contains("mode");
+  if (e.contains("scheme")) {
+    r.scheme = text_field(e, file, key, "scheme", "the weights' scheme, e.g. int8-per-channel or int4-group:64,asymmetric");
+    try {
+      parse_scheme_and_mode(r.scheme);
+    } catch (const std::invalid_argument& x) {
+      const std::string what = x.what(), flag = "--scheme ";
+      bad(file, key + ".scheme", what.rfind(flag, 0) == 0 ? what.substr(flag.size()) : what);
+    }
+  }
+  if (e.contains("activations"))
+    r.activations = text_field(e, file, key, "activations", "how X reaches the kernel, e.g. int8-per-token");
   return r;
 }
 
@@ -116,22 +129,31 @@ std::string share_text(double share) { return fmt::format("{:.1f}%", 100.0 * sha
 
 json error_json(const OutputError& e) { return {{"nmse", e.nmse}, {"cosine", e.cosine}, {"max_abs_error", e.max_abs}}; }
 
-}  // namespace
+// int8_gemm's activations: one scale and zero point from a calibration.
+bool calibrated(const OpReport& r) { return r.activations == "int8-per-tensor"; }
 
-std::string OpReport::args() const {
-  return fmt::format("--param a_scale={} --param a_zero_point={}", scale_text, calibration.zero_point);
-}
+}  // namespace
 
 std::string format_text(const OpReport& r) {
   std::string out;
-  append(out, "{} [M={}, N={}, K={}] on {}: weights {} as {}, activations {} by {}, {}\n", r.op, r.M, r.N, r.K, r.target,
-         r.weights_file, r.scheme, r.activations_file, r.method, r.mode);
-  if (r.separate_calibration)
-    append(out, "  calibrated on {} ({} samples, {:.4f}% clipped there), measured on {}\n", r.calibration_file,
-           r.calibration.count, 100.0 * r.calibration.clip_fraction, r.activations_file);
-  else
-    append(out, "  calibrated on {} itself ({} samples)\n", r.activations_file, r.x_count);
-  append(out, "  {}  ({:.4f}% of {}'s samples clipped)\n", r.args(), 100.0 * r.x_clip_fraction, r.activations_file);
+  if (calibrated(r)) {
+    append(out, "{} [M={}, N={}, K={}] on {}: weights {} as {}, activations {} by {}, {}\n", r.op, r.M, r.N, r.K, r.target,
+           r.weights_file, r.scheme, r.activations_file, r.method, r.mode);
+    if (r.separate_calibration)
+      append(out, "  calibrated on {} ({} samples, {:.4f}% clipped there), measured on {}\n", r.calibration_file,
+             r.calibration.count, 100.0 * r.calibration.clip_fraction, r.activations_file);
+    else
+      append(out, "  calibrated on {} itself ({} samples)\n", r.activations_file, r.x_count);
+    append(out, "  {}  ({:.4f}% of {}'s samples clipped)\n", r.args, 100.0 * r.x_clip_fraction, r.activations_file);
+  } else {
+    append(out, "{} [M={}, N={}, K={}] on {}: weights {} as {}, activations {} as {}\n", r.op, r.M, r.N, r.K, r.target,
+           r.weights_file, r.scheme, r.activations_file, r.activations);
+    if (r.activations == "int8-per-token")
+      append(out, "  a scale per row at run time, max |x| / 127 (no calibration; x's nmse {:.6e})\n", r.x_nmse);
+    else
+      append(out, "  not quantized ({} samples)\n", r.x_count);
+    append(out, "  {}\n", r.args);
+  }
   append(out, "output error against fp32\n");
   append(out, "  {:<18} {:>13} {:>13} {:>13} {:>7}\n", "stage", "nmse", "cosine", "max abs", "share");
   const auto row = [&out](const char* name, const OutputError& e, const std::string& share) {
@@ -153,34 +175,39 @@ json to_json(const OpReport& r) {
   j["shape"] = {{"M", r.M}, {"N", r.N}, {"K", r.K}};
   j["weights"] = {{"file", r.weights_file}, {"scheme", r.scheme}};
   const Calibration& c = r.calibration;
-  j["activations"] = {
-      {"file", r.activations_file},
-      {"method", r.method},
-      {"mode", r.mode},
-      {"scale", c.scale},
-      {"zero_point", c.zero_point},
-      // X quantized with the parameters, whichever set they come from:
-      {"samples", r.x_count},
-      {"clipped", r.x_clipped},
-      {"clip_fraction", r.x_clip_fraction},
-      {"nmse", r.x_nmse},
-      {"calibration",
-       {{"file", r.calibration_file},
-        {"separate", r.separate_calibration},
-        {"samples", c.count},
-        {"data_range", {c.data_min, c.data_max}},
-        {"clip_range", {c.lo, c.hi}},
-        {"clipped", c.clipped},
-        {"clip_fraction", c.clip_fraction},
-        {"nmse", c.nmse}}},
-  };
+  if (!calibrated(r)) {
+    j["activations"] = {{"file", r.activations_file}, {"scheme", r.activations}, {"samples", r.x_count}, {"nmse", r.x_nmse}};
+  } else {
+    j["activations"] = {
+        {"scheme", r.activations},
+        {"file", r.activations_file},
+        {"method", r.method},
+        {"mode", r.mode},
+        {"scale", c.scale},
+        {"zero_point", c.zero_point},
+        // X quantized with the parameters, whichever set they come from:
+        {"samples", r.x_count},
+        {"clipped", r.x_clipped},
+        {"clip_fraction", r.x_clip_fraction},
+        {"nmse", r.x_nmse},
+        {"calibration",
+         {{"file", r.calibration_file},
+          {"separate", r.separate_calibration},
+          {"samples", c.count},
+          {"data_range", {c.data_min, c.data_max}},
+          {"clip_range", {c.lo, c.hi}},
+          {"clipped", c.clipped},
+          {"clip_fraction", c.clip_fraction},
+          {"nmse", c.nmse}}},
+    };
+  }
   const StageErrors& s = r.stages;
   j["output_error"] = error_json(s.both);
   j["stages"] = {{"weights_only", error_json(s.weights_only)},
                  {"activations_only", error_json(s.activations_only)},
                  {"both", error_json(s.both)}};
   j["shares"] = {{"weights", s.weight_share}, {"activations", s.activation_share}, {"interaction_nmse", s.interaction}};
-  j["args"] = r.args();
+  j["args"] = r.args;
   return j;
 }
 

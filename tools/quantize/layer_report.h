@@ -34,15 +34,21 @@ struct OpReport {
   std::string activations_file;      // X, where the error is measured
   std::string calibration_file;      // where the parameters come from: X itself or a separate set
   bool separate_calibration = false;
+  // How X reaches the kernel: "int8-per-tensor" (int8_gemm: one scale and zero point,
+  // calibrated as below), "int8-per-token" (int4_gemm: a scale per row at run time, no
+  // calibration) or "float32" (int4_gemm: not quantized).
+  std::string activations = "int8-per-tensor";
+  // int8-per-tensor only: the calibration.
   std::string method, mode;          // method_name(…), "symmetric" / "asymmetric"
   Calibration calibration;           // on the calibration set (its count, clipping, nmse)
   std::string scale_text;            // param_float_text(calibration.scale)
-  // X quantized with those parameters: samples, how many clip, Σ (x − x')² / Σ x².
+  // X as the kernel takes it: samples, how many clip, Σ (x − x')² / Σ x².
   int64_t x_count = 0, x_clipped = 0;
   double x_clip_fraction = 0, x_nmse = 0;
   StageErrors stages;
-
-  std::string args() const;  // "--param a_scale=S --param a_zero_point=Z"
+  // The parameters `npukit run` takes for the same layer, as the command passed them:
+  // "--param a_scale=S --param a_zero_point=Z" (int8_gemm), "--param group=G" (int4_gemm).
+  std::string args;
 };
 
 std::string format_text(const OpReport& r);
@@ -55,12 +61,18 @@ struct LayerEntry {
   std::string a, w, calibration;  // calibration "" when the entry has none (X itself)
   CalibrationMethod method;
   bool symmetric = false;
+  bool calibration_keys = false;  // calibration, method or mode given (int8-per-tensor only)
+  // "" when absent: the op's default. scheme in parse_scheme_and_mode's form (checked here),
+  // activations as OpReport::activations (checked by the command, which knows the ops).
+  std::string scheme, activations;
 };
 
 // LAYER.json's text, `file` naming it in messages and anchoring relative paths:
 //   {"ops": [{"name": str, "op": str, "in": {"a": path}, "weights": {"w": path},
-//             "calibration": {"a": path}, "method": str, "mode": "asymmetric"|"symmetric"}, …]}
-// calibration, method (default minmax) and mode (default asymmetric) optional; names unique;
+//             "calibration": {"a": path}, "method": str, "mode": "asymmetric"|"symmetric",
+//             "scheme": str, "activations": str}, …]}
+// calibration, method (default minmax), mode (default asymmetric), scheme and activations
+// optional; names unique;
 // no other keys. Throws std::invalid_argument "FILE: KEY.PATH: what is wrong (the rule)" on
 // one line. The op's name is checked by the caller (this library knows no ops).
 std::vector<LayerEntry> parse_layer(const std::string& text, const std::string& file);

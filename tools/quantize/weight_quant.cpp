@@ -71,6 +71,16 @@ Scheme parse_scheme(const std::string& text, bool symmetric) {
   refuse(fmt::format("--scheme {}: must be int8-per-channel or int4-group[:32|:64|:128]", text));
 }
 
+Scheme parse_scheme_and_mode(const std::string& text) {
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos) return parse_scheme(text, true);
+  const std::string mode = text.substr(comma + 1);
+  if (mode != "symmetric" && mode != "asymmetric")
+    refuse(fmt::format("--scheme {}: the mode after ',' must be symmetric or asymmetric (e.g. int4-group:64,asymmetric)",
+                       text));
+  return parse_scheme(text.substr(0, comma), mode == "symmetric");
+}
+
 std::string scheme_name(const Scheme& s, bool with_mode) {
   std::string name = s.bits == Bits::int8 ? "int8-per-channel" : fmt::format("int4-group:{}", s.group);
   if (with_mode) name += s.symmetric ? ",symmetric" : ",asymmetric";

@@ -23,6 +23,10 @@ struct Scheme {
 // std::invalid_argument naming the text and the accepted forms.
 Scheme parse_scheme(const std::string& text, bool symmetric);
 
+// The form scheme_name(s, true) prints: a scheme as above, then ",symmetric" (the default
+// when absent) or ",asymmetric". Throws std::invalid_argument as parse_scheme does.
+Scheme parse_scheme_and_mode(const std::string& text);
+
 // "int8-per-channel" or "int4-group:G", plus ",symmetric"/",asymmetric" when `with_mode`.
 std::string scheme_name(const Scheme& s, bool with_mode);
 
