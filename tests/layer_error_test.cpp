@@ -39,15 +39,35 @@ TEST(LayerError, OutputErrorMetrics) {
 TEST(LayerError, SharesSplitByStageNmse) {
   // Errors of 0.5 and 0.25 (exact in binary): nmse 0.0625 and 0.015625, shares 0.8 and 0.2.
   const std::vector<double> ref{1, 1, 1, 1}, a{1, 1, 1, 1.5}, b{1, 1.25, 1, 1}, both{1, 1.25, 1, 1.5};
-  const StageErrors s = stage_errors(ref, a, b, both);
+  const StageErrors s = stage_errors(ref, a, b, both, both);
   EXPECT_EQ(s.weights_only.nmse, 0.0625);
   EXPECT_EQ(s.activations_only.nmse, 0.015625);
+  EXPECT_EQ(s.accumulation.nmse, 0);
   EXPECT_DOUBLE_EQ(s.weight_share, 0.8);
   EXPECT_DOUBLE_EQ(s.activation_share, 0.2);
+  EXPECT_EQ(s.accumulation_share, 0);
   EXPECT_EQ(s.interaction, 0);
-  const StageErrors none = stage_errors(ref, ref, ref, ref);
+  const StageErrors none = stage_errors(ref, ref, ref, ref, ref);
   EXPECT_EQ(none.weight_share, 0);
   EXPECT_EQ(none.activation_share, 0);
+  EXPECT_EQ(none.accumulation_share, 0);
+}
+
+TEST(LayerError, AccumulationIsTheKernelAgainstItsExactOperands) {
+  // The kernel's own rounding: 0.5 off the exact product in one element of four. Its nmse is
+  // over the fp32 output's energy (4), so 0.0625, and it takes a share beside the stages'.
+  const std::vector<double> ref{1, 1, 1, 1}, a{1, 1, 1, 1.5}, b{1, 1.25, 1, 1}, exact{1, 1.25, 1, 1.5},
+      kernel{1.5, 1.25, 1, 1.5};
+  const StageErrors s = stage_errors(ref, a, b, exact, kernel);
+  EXPECT_EQ(s.accumulation.nmse, 0.0625);
+  EXPECT_EQ(s.accumulation.max_abs, 0.5);
+  EXPECT_EQ(s.accumulation.max_at, 0);
+  EXPECT_DOUBLE_EQ(s.weight_share, 0.0625 / 0.140625);
+  EXPECT_DOUBLE_EQ(s.activation_share, 0.015625 / 0.140625);
+  EXPECT_DOUBLE_EQ(s.accumulation_share, 0.0625 / 0.140625);
+  EXPECT_DOUBLE_EQ(s.weight_share + s.activation_share + s.accumulation_share, 1);
+  EXPECT_EQ(s.both.nmse, 0.25 / 4 + 0.0625 / 4 + 0.25 / 4);
+  EXPECT_DOUBLE_EQ(s.interaction, s.both.nmse - 0.140625);
 }
 
 // Weights that int8 per channel holds exactly (q · 2^-e with |q| = 127 in every row): the
@@ -71,6 +91,7 @@ TEST(LayerError, ExactlyRepresentableWeightsHaveNoShare) {
   const std::vector<double> ref = linear_f64(x.data(), w.data(), M, N, K);
   const StageErrors s = stage_errors(ref, linear_f64(x.data(), w_hat.data(), M, N, K),
                                      linear_f64(x_hat.data(), w.data(), M, N, K),
+                                     linear_f64(x_hat.data(), w_hat.data(), M, N, K),
                                      linear_f64(x_hat.data(), w_hat.data(), M, N, K));
   EXPECT_EQ(s.weights_only.nmse, 0);
   EXPECT_EQ(s.weight_share, 0);

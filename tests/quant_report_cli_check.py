@@ -317,6 +317,8 @@ def check_int4(binary, rng, p):
                              ("both", x_hat @ w_hat.T, 1e-3)):  # the kernel's fp32 sums against numpy's fp64
             want = nmse(ref, y)
             check(abs(st[name]["nmse"] - want) <= tol * want, f"int4 {scheme} {name} nmse {st[name]['nmse']} vs numpy {want}")
+        # fp32 sums within and across groups: the kernel's arithmetic is far below the roundings'.
+        check(st["accumulation"]["nmse"] < 1e-6 * st["both"]["nmse"], f"int4 {scheme}: accumulation {st['accumulation']}")
         weight_nmse[scheme] = st["weights_only"]["nmse"]
         check(j["args"] == f"--param group={group}", f"int4 {scheme}: args {j['args']}")
         check(j["weights"]["scheme"] == (scheme if "," in scheme else scheme + ",symmetric"), j["weights"]["scheme"])
@@ -335,7 +337,7 @@ def check_int4(binary, rng, p):
     check(rc == 0, f"int4 float32: exit {rc} ({err.strip()})")
     if rc == 0:
         j = json.loads(out)
-        check(j["stages"]["activations_only"]["nmse"] == 0 and j["shares"]["weights"] == 1,
+        check(j["stages"]["activations_only"]["nmse"] == 0 and j["shares"]["weights"] > 1 - 1e-6,
               f"float32 activations: {j['stages']['activations_only']}, shares {j['shares']}")
         want = nmse(ref, x.astype(np.float64) @ int4_dequantized(w, 32, True).T)
         check(abs(j["output_error"]["nmse"] - want) <= 1e-3 * want, f"int4 float32 both {j['output_error']['nmse']} vs {want}")
@@ -407,9 +409,14 @@ def main():
                 want = nmse(ref, y)
                 check(abs(st[name]["nmse"] - want) <= 1e-4 * want, f"{name} nmse {st[name]['nmse']} vs numpy {want}")
             sh = j["shares"]
-            check(abs(sh["weights"] + sh["activations"] - 1) < 1e-12, f"shares sum to 1: {sh}")
-            want = st["weights_only"]["nmse"] / (st["weights_only"]["nmse"] + st["activations_only"]["nmse"])
+            check(abs(sh["weights"] + sh["activations"] + sh["accumulation"] - 1) < 1e-12, f"shares sum to 1: {sh}")
+            three = st["weights_only"]["nmse"] + st["activations_only"]["nmse"] + st["accumulation"]["nmse"]
+            want = st["weights_only"]["nmse"] / three
             check(abs(sh["weights"] - want) < 1e-12, f"weight share {sh['weights']} vs {want}")
+            check(abs(sh["interaction_nmse"] - (st["both"]["nmse"] - three)) <= 1e-12 * st["both"]["nmse"],
+                  f"interaction {sh['interaction_nmse']} = both minus the three stages")
+            # int32 sums and an fp32 epilogue: the kernel adds a few fp32 roundings, no more.
+            check(0 < st["accumulation"]["nmse"] < 1e-12, f"int8_gemm's accumulation nmse {st['accumulation']['nmse']}")
             check(0.99 < j["output_error"]["cosine"] <= 1 + 1e-12, f"cosine {j['output_error']['cosine']}")
             check(j["args"] == f"--param a_scale={j['args'].split('=')[1].split()[0]} --param a_zero_point={zp}", j["args"])
 
@@ -422,7 +429,7 @@ def main():
         if j:
             check(j["stages"]["weights_only"]["nmse"] == 0 and j["shares"]["weights"] == 0,
                   f"exact weights: weight nmse {j['stages']['weights_only']['nmse']}, share {j['shares']['weights']}")
-            check(j["shares"]["activations"] == 1, f"exact weights: activation share {j['shares']['activations']}")
+            check(j["shares"]["activations"] > 1 - 1e-6, f"exact weights: activation share {j['shares']['activations']}")
 
         # Exactly representable activations (symmetric, 0.25 · q with ±127 present): share 0.
         qa = rng.integers(-127, 128, (M, K))

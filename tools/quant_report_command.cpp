@@ -232,8 +232,9 @@ quant::OpReport measure(const OpSpec& op, const std::string& target, const Job& 
   const std::vector<double> ref = quant::linear_f64(x.data(), w.data(), M, N, K);
   const std::vector<double> wo = quant::linear_f64(x.data(), w_hat.data(), M, N, K);
   const std::vector<double> ao = quant::linear_f64(x_hat.data(), w.data(), M, N, K);
-  const std::vector<double> both(y.begin(), y.end());
-  rep.stages = quant::stage_errors(ref, wo, ao, both);
+  const std::vector<double> exact = quant::linear_f64(x_hat.data(), w_hat.data(), M, N, K);
+  const std::vector<double> kernel(y.begin(), y.end());
+  rep.stages = quant::stage_errors(ref, wo, ao, exact, kernel);
 
   rep.name = job.name;
   rep.op = op.name;

@@ -38,16 +38,27 @@ OutputError output_error(const double* ref, const double* y, int64_t n) {
 }
 
 StageErrors stage_errors(const std::vector<double>& ref, const std::vector<double>& weights_only,
-                         const std::vector<double>& activations_only, const std::vector<double>& both) {
+                         const std::vector<double>& activations_only, const std::vector<double>& dequantized,
+                         const std::vector<double>& kernel) {
   StageErrors s;
   const auto n = static_cast<int64_t>(ref.size());
   s.weights_only = output_error(ref.data(), weights_only.data(), n);
   s.activations_only = output_error(ref.data(), activations_only.data(), n);
-  s.both = output_error(ref.data(), both.data(), n);
-  const double sum = s.weights_only.nmse + s.activations_only.nmse;
+  s.both = output_error(ref.data(), kernel.data(), n);
+  // The kernel against its exact operands, its error energy over the fp32 output's.
+  s.accumulation = output_error(dequantized.data(), kernel.data(), n);
+  double err2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = kernel[size_t(i)] - dequantized[size_t(i)];
+    err2 += d * d;
+    ref2 += ref[size_t(i)] * ref[size_t(i)];
+  }
+  s.accumulation.nmse = ref2 == 0 ? err2 : err2 / ref2;
+  const double sum = s.weights_only.nmse + s.activations_only.nmse + s.accumulation.nmse;
   if (sum > 0) {
     s.weight_share = s.weights_only.nmse / sum;
     s.activation_share = s.activations_only.nmse / sum;
+    s.accumulation_share = s.accumulation.nmse / sum;
   }
   s.interaction = s.both.nmse - sum;
   return s;

@@ -162,8 +162,9 @@ std::string format_text(const OpReport& r) {
   const StageErrors& s = r.stages;
   row("weights only", s.weights_only, share_text(s.weight_share));
   row("activations only", s.activations_only, share_text(s.activation_share));
+  row("accumulation", s.accumulation, share_text(s.accumulation_share));
   row("both (kernel)", s.both, "");
-  append(out, "  interaction nmse   {:.6e} (both minus the two stages)\n", s.interaction);
+  append(out, "  interaction nmse   {:.6e} (both minus the three stages)\n", s.interaction);
   return out;
 }
 
@@ -205,8 +206,12 @@ json to_json(const OpReport& r) {
   j["output_error"] = error_json(s.both);
   j["stages"] = {{"weights_only", error_json(s.weights_only)},
                  {"activations_only", error_json(s.activations_only)},
+                 {"accumulation", error_json(s.accumulation)},
                  {"both", error_json(s.both)}};
-  j["shares"] = {{"weights", s.weight_share}, {"activations", s.activation_share}, {"interaction_nmse", s.interaction}};
+  j["shares"] = {{"weights", s.weight_share},
+                 {"activations", s.activation_share},
+                 {"accumulation", s.accumulation_share},
+                 {"interaction_nmse", s.interaction}};
   j["args"] = r.args;
   return j;
 }
@@ -281,16 +286,17 @@ std::string format_layer_text(const std::string& file, const std::vector<OpRepor
   append(out, "layer {}: {} ops on {}, ranked by the quantized output's nmse against fp32 (worst first)\n", file,
          reports.size(), reports.empty() ? "" : reports.front().target);
   append(out, "sensitive above nmse {:.6e} ({})\n", threshold, threshold_source(threshold_given));
-  append(out, "  {:>4}  {:<{}} {:>13} {:>13} {:>13} {:>8} {:>11}\n", "rank", "op", width, "nmse", "cosine", "max abs",
-         "weights", "activations");
+  append(out, "  {:>4}  {:<{}} {:>13} {:>13} {:>13} {:>8} {:>11} {:>12}\n", "rank", "op", width, "nmse", "cosine",
+         "max abs", "weights", "activations", "accumulation");
   std::vector<std::string> sensitive;
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const OpReport& r = reports[order[rank]];
     const OutputError& e = r.stages.both;
     const bool s = is_sensitive(e.nmse, threshold);
     if (s) sensitive.push_back(r.name);
-    append(out, "  {:>4}  {:<{}} {:>13.6e} {:>13.9f} {:>13.6e} {:>8} {:>11}{}\n", rank + 1, r.name, width, e.nmse, e.cosine,
-           e.max_abs, share_text(r.stages.weight_share), share_text(r.stages.activation_share), s ? "  SENSITIVE" : "");
+    append(out, "  {:>4}  {:<{}} {:>13.6e} {:>13.9f} {:>13.6e} {:>8} {:>11} {:>12}{}\n", rank + 1, r.name, width, e.nmse,
+           e.cosine, e.max_abs, share_text(r.stages.weight_share), share_text(r.stages.activation_share),
+           share_text(r.stages.accumulation_share), s ? "  SENSITIVE" : "");
   }
   if (sensitive.empty())
     append(out, "keep in fp16: none (no op's nmse is above {:.6e})\n", threshold);
