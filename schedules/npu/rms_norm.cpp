@@ -13,11 +13,6 @@
 
 namespace npukit::schedules::npu {
 
-struct RowTiles {
-  int64_t rows = 1;
-  bool double_buffer = false;
-};
-
 using namespace Halide;
 
 namespace {
@@ -35,24 +30,6 @@ std::vector<sim::PlannedAllocation> row_tile_allocations(const sim::ArchSpec& ar
 }
 
 }  // namespace
-
-// The most rows per tile whose input (twice when double-buffered) and output copies fit
-// the vector buffer next to the weight, but at most ceil(rows / cores) so that every core
-// has a tile; at least one row.
-RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
-  auto fits = [&](int64_t r, bool db) {
-    return sim::fits_buffers(arch, row_tile_allocations(arch, r, hidden, element_bytes, db));
-  };
-  for (bool db : {true, false}) {
-    if (!fits(1, db)) continue;
-    const int64_t most = sim::most_that_fit(1, rows, [&](int64_t r) { return fits(r, db); });
-    // No more rows per tile than leave every core a tile: 128 rows on 24 cores in tiles of
-    // 24 would idle 19 cores.
-    const int64_t per_core = (rows + arch.cores - 1) / arch.cores;
-    return RowTiles{std::min(most, per_core), db};
-  }
-  return RowTiles{1, false};  // does not fit; the capacity rule says by how much
-}
 
 // x [rows, hidden] and weight [hidden] of `type` (fp32 or fp16), y of the same type.
 // Int param tile_rows; float param eps. Vectors of the vector unit's width. fp16 converts
@@ -108,7 +85,10 @@ const NpuSchedule& npu_schedule_rms_norm() {
       return rms_norm_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
-      const RowTiles t = choose_row_tiles(arch, shape.at("rows"), shape.at("hidden"), variant == "float32" ? 4 : 2);
+      const int64_t hidden = shape.at("hidden"), bytes = variant == "float32" ? 4 : 2;
+      const sim::RowTiles t = sim::choose_row_tiles(arch, shape.at("rows"), [&](int64_t r, bool db) {
+        return row_tile_allocations(arch, r, hidden, bytes, db);
+      });
       return Knobs{{"tile_rows", t.rows}, {"double_buffer", t.double_buffer}};
     };
     return s;

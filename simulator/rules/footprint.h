@@ -3,6 +3,7 @@
 // that the rule then rejects.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +41,28 @@ int64_t most_that_fit(int64_t lo, int64_t hi, Fits fits) {
     }
   }
   return lo;
+}
+
+// Tiles of whole rows, for a schedule that brings `rows` rows into a buffer a tile at a
+// time: the most rows per tile whose allocations fit, double-buffered where two copies of
+// the input do, but at most ceil(rows / cores) so that every core has a tile (128 rows on
+// 24 cores in tiles of 24 would idle 19 cores). {1, false} where not even one row fits: the
+// capacity rule then says by how much. `allocations(r, double_buffer)` is the schedule's
+// std::vector<PlannedAllocation> for a tile of r rows, the list the capacity rule counts.
+struct RowTiles {
+  int64_t rows = 1;
+  bool double_buffer = false;
+};
+
+template <class Allocations>
+RowTiles choose_row_tiles(const ArchSpec& arch, int64_t rows, Allocations allocations) {
+  for (bool db : {true, false}) {
+    auto fits = [&](int64_t r) { return fits_buffers(arch, allocations(r, db)); };
+    if (!fits(1)) continue;
+    const int64_t per_core = (rows + arch.cores - 1) / arch.cores;
+    return RowTiles{std::min(most_that_fit(1, rows, fits), per_core), db};
+  }
+  return RowTiles{1, false};
 }
 
 }  // namespace npukit::sim

@@ -17,11 +17,6 @@ using namespace Halide;
 
 namespace {
 
-struct RowTiles {
-  int64_t rows = 1;
-  bool double_buffer = false;
-};
-
 // What the schedule allocates in the vector buffer for tiles of `r` rows: rows padded to
 // whole vectors, the weight and the bias once, the input tile (twice when double-buffered),
 // the output tile, and four fp64 values per row (Σx, mean, Σ(x - mean)², 1/std).
@@ -32,20 +27,6 @@ std::vector<sim::PlannedAllocation> row_tile_allocations(const sim::ArchSpec& ar
   const int64_t row = (hidden + lanes - 1) / lanes * lanes * element_bytes;
   return {{vb, row, false},   {vb, row, false},   {vb, r * row, db},  {vb, r * row, false},
           {vb, r * 8, false}, {vb, r * 8, false}, {vb, r * 8, false}, {vb, r * 8, false}};
-}
-
-// The most rows per tile whose copies fit the vector buffer next to the weight and the bias,
-// but at most ceil(rows / cores) so that every core has a tile; at least one row.
-RowTiles choose_row_tiles(const sim::ArchSpec& arch, int64_t rows, int64_t hidden, int64_t element_bytes) {
-  auto fits = [&](int64_t r, bool db) {
-    return sim::fits_buffers(arch, row_tile_allocations(arch, r, hidden, element_bytes, db));
-  };
-  for (bool db : {true, false}) {
-    if (!fits(1, db)) continue;
-    const int64_t most = sim::most_that_fit(1, rows, [&](int64_t r) { return fits(r, db); });
-    return RowTiles{std::min(most, (rows + arch.cores - 1) / arch.cores), db};
-  }
-  return RowTiles{1, false};  // does not fit; the capacity rule says by how much
 }
 
 // x [rows, hidden], weight and bias [hidden] of `type` (fp32 or fp16), y of the same type.
@@ -105,7 +86,10 @@ const NpuSchedule& npu_schedule_layer_norm() {
       return layer_norm_npu_pipeline(arch, variant == "float32" ? Float(32) : Float(16), db);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
-      const RowTiles t = choose_row_tiles(arch, shape.at("rows"), shape.at("hidden"), variant == "float32" ? 4 : 2);
+      const int64_t hidden = shape.at("hidden"), bytes = variant == "float32" ? 4 : 2;
+      const sim::RowTiles t = sim::choose_row_tiles(arch, shape.at("rows"), [&](int64_t r, bool db) {
+        return row_tile_allocations(arch, r, hidden, bytes, db);
+      });
       return Knobs{{"tile_rows", t.rows}, {"double_buffer", t.double_buffer}};
     };
     return s;

@@ -73,14 +73,11 @@ const NpuSchedule& npu_schedule_{{op}}() {
     // The most rows per tile that fit (double-buffered if two copies do), at most
     // ceil(rows / cores) so that every core gets a tile.
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
-      const int64_t rows = shape.at("rows"), cols = shape.at("cols"), bytes = variant == "float32" ? 4 : 2;
-      for (bool db : {true, false}) {
-        auto fits = [&](int64_t r) { return sim::fits_buffers(arch, tile_allocations(arch, r, cols, bytes, db)); };
-        if (!fits(1)) continue;
-        const int64_t r = std::min(sim::most_that_fit(1, rows, fits), (rows + arch.cores - 1) / arch.cores);
-        return Knobs{{"tile_rows", r}, {"double_buffer", db}};
-      }
-      return Knobs{{"tile_rows", 1}, {"double_buffer", 0}};  // does not fit; the capacity rule says by how much
+      const int64_t cols = shape.at("cols"), bytes = variant == "float32" ? 4 : 2;
+      const sim::RowTiles t = sim::choose_row_tiles(arch, shape.at("rows"), [&](int64_t r, bool db) {
+        return tile_allocations(arch, r, cols, bytes, db);
+      });
+      return Knobs{{"tile_rows", t.rows}, {"double_buffer", t.double_buffer}};
     };
     return s;
   }();
