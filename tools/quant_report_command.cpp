@@ -27,6 +27,7 @@
 #include "tools/quantize/layer_error.h"
 #include "tools/quantize/layer_report.h"
 #include "tools/quantize/per_token.h"
+#include "tools/quantize/quant_report.h"
 #include "tools/quantize/weight_quant.h"
 
 namespace npukit::cli {
@@ -105,17 +106,6 @@ void choose_forms(const std::string& op, const std::string& scheme_text, const s
          job.activations, kInt4Op);
 }
 
-// x's quantization error Σ (x − x')² / Σ x² (the error energy itself when x is all zero).
-double sample_nmse(const std::vector<float>& x, const std::vector<float>& x_hat) {
-  double e = 0, x2 = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double d = double(x[i]) - double(x_hat[i]);
-    e += d * d;
-    x2 += double(x[i]) * double(x[i]);
-  }
-  return x2 == 0 ? e : e / x2;
-}
-
 // int8_gemm's activations: calibrated on the calibration set (X itself without one), as
 // `npukit calibrate` does, then X quantized with those parameters as run takes them. Fills
 // the report's calibration and X's counts and qx (X quantized); returns x' (X dequantized).
@@ -178,7 +168,7 @@ void run_int4_gemm(const OpSpec& op, const std::string& target, std::vector<floa
   if (job.activations == "int8-per-token") {
     pt = quant::quantize_per_token(x.data(), M, K);
     x_hat = pt.x_hat;
-    rep.x_nmse = sample_nmse(x, x_hat);
+    rep.x_nmse = quant::reconstruction_error(x.data(), x_hat.data(), M, K, 0).nmse;  // Σ (x − x')² / Σ x²
     tensors["a"] = TensorView{pt.q.data(), DType::int8, {M, K}, {}};
     tensors["a_scales"] = TensorView{pt.scales.data(), DType::float32, {M}, {}};
   } else {
