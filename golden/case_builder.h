@@ -1,4 +1,4 @@
-// The one builder behind every operator's golden cases (golden/<op>_cases.cpp): it
+// The one builder behind every operator's golden cases (golden/<op>.h): it
 // appends cases, draws their tensors from per-case streams and edits them (single
 // elements, slices, NaN/Inf and boundary fills), values always rounded to the tensor's
 // dtype. An op's case file says only what is particular to it: its shapes, its defaults and

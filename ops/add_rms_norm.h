@@ -32,10 +32,85 @@ AddRmsNorm define_add_rms_norm(Halide::Func x, Halide::Func residual, Halide::Fu
 }  // namespace npukit::ops
 
 // Its schedules, one per target (how and why: schedules/cpu/add_rms_norm.cpp, schedules/gpu/add_rms_norm.cpp);
-// the Generator (ops/add_rms_norm_generator.cpp) applies the one of its target.
+// the Generator (below) applies the one of its target.
 namespace npukit::schedules::cpu {
 void schedule_add_rms_norm(ops::AddRmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
 }  // namespace npukit::schedules::cpu
 namespace npukit::schedules::gpu {
 void schedule_add_rms_norm(ops::AddRmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
 }  // namespace npukit::schedules::gpu
+
+// ---- Section NPUKIT_ALGORITHM_add_rms_norm: the algorithm's definition and its Generators, compiled once,
+// into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
+#ifdef NPUKIT_ALGORITHM_add_rms_norm
+
+#include "ops/float_convert.h"
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+Expr add_residual(Expr x, Expr residual, Type residual_type, const Target& target) {
+  // For fp16 this is the correctly rounded fp16 sum (fp32 has more than 2·11 + 2 bits),
+  // what an fp16 `x + residual` gives.
+  return narrow_from_f32(strict_float(widen_to_f32(x, target) + widen_to_f32(residual, target)), residual_type,
+                         target);
+}
+
+AddRmsNorm define_add_rms_norm(Func x, Func residual, Func weight, Expr hidden, Expr eps, Type residual_type,
+                               Type out_type, const Target& target) {
+  AddRmsNorm op;
+  Var h("h"), row("row");
+  Expr r = add_residual(x(h, row), residual(h, row), residual_type, target);
+  op.sum(h, row) = r;
+  op.residual_out(h, row) = r;
+  op.norm = define_rms_norm(op.sum, weight, hidden, eps, out_type, target);
+  return op;
+}
+
+}  // namespace npukit::ops
+
+// The residual-add + RMSNorm Generator: one source for the ahead-of-time kernels and for
+// JIT users. Storage types come from the `x.type`, `residual.type`, `weight.type`,
+// `y.type` and `residual_out.type` generator params. The runtime passes the caller's
+// residual tensor as both `residual` and `residual_out`: it is updated in place.
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
+#include "schedules/gpu/gpu_target.h"
+
+namespace npukit {
+namespace {
+
+class AddRmsNormGenerator : public Halide::Generator<AddRmsNormGenerator> {
+ public:
+  Input<Halide::Buffer<void, 2>> x{"x"};  // (hidden, rows): hidden is innermost
+  Input<Halide::Buffer<void, 2>> residual{"residual"};
+  Input<Halide::Buffer<void, 1>> weight{"weight"};
+  Input<float> eps{"eps"};
+  Output<Halide::Buffer<void, 2>> y{"y"};
+  Output<Halide::Buffer<void, 2>> residual_out{"residual_out"};  // x + residual
+
+  void generate() {
+    Halide::Expr hidden = x.dim(0).extent();
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    ops::set_mins_to_zero(x, residual, weight);
+    ops::AddRmsNorm op = ops::define_add_rms_norm(x, residual, weight, hidden, eps, residual_out.type(), y.type(),
+                                                  get_target());
+    y = op.norm.out;
+    residual_out = op.residual_out;
+    ops::set_mins_to_zero(y, residual_out);
+    if (schedules::gpu::is_gpu(get_target())) {
+      schedules::gpu::schedule_add_rms_norm(op, hidden, get_target());
+    } else {
+      schedules::cpu::schedule_add_rms_norm(op, hidden, get_target());
+    }
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::AddRmsNormGenerator, npukit_add_rms_norm)
+
+#endif  // NPUKIT_ALGORITHM_add_rms_norm

@@ -95,3 +95,525 @@ AttentionDecode define_attention_split_tokens(Halide::Func q, Halide::Func k, Ha
 Halide::Expr exp_nonpositive(Halide::Expr x);
 
 }  // namespace npukit::ops
+
+// ---- Section NPUKIT_ALGORITHM_attention: the algorithm's definition and its Generators, compiled once,
+// into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
+#ifdef NPUKIT_ALGORITHM_attention
+
+#include <functional>
+#include <vector>
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+Attention define_attention(Func q, Func k, Func v, Func positions, Func mask, Expr heads, Expr kv_heads,
+                           Expr head_dim, Expr s_max) {
+  Attention a;
+  Var d = a.d, h = a.h, t = a.t, s = a.s;
+  Expr g = h / (heads / kv_heads);
+  a.rd = RDom(0, head_dim, "rd");
+  a.dot(s, h, t) = 0.0f;
+  a.dot(s, h, t) += q(a.rd, h, t) * k(a.rd, s, g);
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  a.score(s, h, t) = a.dot(s, h, t) / sqrt(cast<float>(head_dim)) + mask(s, t);
+
+  // Live: causal and not masked out. The reductions below read only live positions.
+  RDom rs(0, s_max, "rs");
+  // strict_float: fast-math may assume no infinities and fold the comparison away.
+  Expr live = rs <= positions(t) && strict_float(mask(rs, t) != neg_inf);
+  rs.where(live);
+  Expr sc = a.score(rs, h, t);
+  // Pass 1: the max and whether any live score is NaN (then the head's output is NaN).
+  Func mx("score_max");
+  mx(h, t) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  // "any live" ORs the predicate (true wherever the update runs) rather than setting true:
+  // an OR is commutative, so a schedule can rfactor the reduction over interleaved or
+  // contiguous runs of positions and merge the runs' flags (a plain "= true" merges as
+  // "the last run's flag").
+  mx(h, t) = Tuple(strict_float(max(mx(h, t)[0], select(is_nan(sc), neg_inf, sc))),
+                   mx(h, t)[1] || strict_float(is_nan(sc)), mx(h, t)[2] || live);
+  // Pass 2: Σ exp(score − max) and Σ exp(score − max) · v.
+  Expr m = mx(h, t)[0];
+  a.weight(s, h, t) = exp(a.score(s, h, t) - m);
+  Func den("softmax_den");
+  den(h, t) = 0.0f;
+  den(h, t) += a.weight(rs, h, t);
+  Func num("softmax_num");
+  num(d, h, t) = 0.0f;
+  num(d, h, t) += a.weight(rs, h, t) * v(d, rs, g);
+
+  Expr any_nan = mx(h, t)[1], any_live = mx(h, t)[2];
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  a.out(d, h, t) = select(any_nan, nan, !any_live, 0.0f, num(d, h, t) / den(h, t));
+  a.stats = mx;
+  a.den = den;
+  a.num = num;
+  return a;
+}
+
+}  // namespace npukit::ops
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+Expr exp_nonpositive(Expr x) {
+  // The clamp keeps fast_exp's float-to-int conversion in range (−inf and garbage scores
+  // at positions that are computed but not live); e^-100 is below fp32's smallest normal,
+  // and fast_exp flushes it to 0.
+  Expr e = fast_exp(clamp(x, -100.0f, 0.0f));
+  // strict_float: fast-math may assume no NaNs and fold the test away.
+  return select(strict_float(is_nan(x)), x, e);
+}
+
+namespace {
+
+// The split algorithm, for one token (decode: `tokens` empty, position and mask(s) as
+// given) or a block of them (`tokens` = {t}: every Func gains t after ro, the position
+// and the mask row are the token's). `bound` is what loops run to: the position (decode)
+// or a bound on every token's (prefill); liveness uses the token's own.
+struct SplitInputs {
+  Func q, k, v, mask;
+  Expr heads, kv_heads, head_dim, s_max;
+  std::function<Expr(Expr t)> position;  // of token t (decode: t is ignored)
+  Expr bound;
+  Expr split;
+  int stats_block;
+  Expr v_block;
+  bool masked;
+};
+
+AttentionDecode define_split(const SplitInputs& in, bool per_token) {
+  AttentionDecode a;
+  Var d = a.d, ri = a.ri, ro = a.ro, s = a.s, c = a.c, g = a.g, h = a.h, t = a.t;
+  const std::vector<Expr> tok = per_token ? std::vector<Expr>{t} : std::vector<Expr>{};
+  // Args: `head`, then the token (prefill), then `tail`.
+  auto at = [&](std::vector<Expr> head, const std::vector<Expr>& tail) {
+    head.insert(head.end(), tok.begin(), tok.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  const int hb = AttentionDecode::kHeadBlock;
+  const Expr split = in.split, v_block = in.v_block;
+  const int stats_block = in.stats_block;
+  const bool masked = in.masked;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const float pos_inf = std::numeric_limits<float>::infinity();
+  Expr group = in.heads / in.kv_heads;
+  Expr s_max = in.s_max, head_dim = in.head_dim;
+
+  // Position p of split c is live for a token when causal (p <= its position), inside the
+  // cache and not masked out (mask = −inf). The causal bound is the RDoms' predicate
+  // (below), which lowering turns into loop bounds (up to `bound`, which a prefill's tokens
+  // share); the token's own position and the mask are selects, so that the inner loops
+  // have no branches: positions not live get weight 0 and a v of 0, and nothing read for
+  // them reaches the output. Every read of the cache or the mask goes through
+  // clamp_to_bound: bounds inference does not narrow a box by a predicate, and the clamp
+  // keeps the boxes inside the computed range (never a row past the bound or past the
+  // cache), also when a schedule computes whole blocks of positions. Splits that start
+  // past the bound are not computed at all (see rc below).
+  Expr bound_end = min(in.bound, s_max - 1);
+  Expr causal_end = min(in.position(t), s_max - 1);  // the token's (decode: = bound_end)
+  auto clamp_to_bound = [&](Expr pos) { return min(pos, bound_end); };
+  // The mask read at positions clamped to the bound: a Func that a schedule computes once
+  // per split, so that the per-head work reads scores and mask at unclamped (dense)
+  // positions, whole blocks of them (the positions past the bound are not live).
+  a.mask_c(at({s}, {})) = per_token ? in.mask(clamp_to_bound(s), t) : in.mask(clamp_to_bound(s));
+  // Without a mask every causal position is live, and the mask is never read.
+  auto live = [&](Expr pos) {
+    // A token's bound is tensor data. Written as pos <= causal_end, Halide's loop
+    // partitioning splits a loop over positions at it (a copy loop, then a zero loop, with
+    // extents read from positions[t]); as the sign bit of the difference, reinterpreted
+    // (which the simplifier does not turn back into a comparison), no loop bound depends
+    // on tensor data, and the simulator can evaluate every bound of the nest.
+    Expr causal = per_token ? (reinterpret<uint32_t>(causal_end - pos) >> 31) == 0 : pos <= bound_end;
+    return masked ? causal && strict_float(a.mask_c(at({pos}, {})) != neg_inf) : causal;
+  };
+
+  // The head index is clamped to the group: the extra heads of the last block repeat its
+  // last head. Reading no other heads than the group's keeps a NaN in one group's q out of
+  // the rest.
+  Expr qh = g * group + min(ro * hb + ri, group - 1);
+  a.qg(at({d, ri, ro}, {g})) = per_token ? in.q(d, qh, t) : in.q(d, qh);
+  a.rd = RDom(0, head_dim, "rd");
+  a.dot(at({s, ri, ro}, {g})) = 0.0f;
+  // likely(): Halide partitions the scores' loop around the clamp, so that every block of
+  // positions but the last reads its k rows at unclamped addresses (the clamp, a min on a
+  // vector of row indices per row read, cost 10%). On v's scalar row index it gained
+  // nothing measurable.
+  a.dot(at({s, ri, ro}, {g})) += a.qg(at({a.rd, ri, ro}, {g})) * in.k(a.rd, min(likely(s), bound_end), g);
+  Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
+  auto score = [&](Expr pos) {
+    Expr logit = a.dot(at({pos, ri, ro}, {g})) * inv_sqrt_dh;
+    return masked ? logit + a.mask_c(at({pos}, {})) : logit;
+  };
+
+  // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
+  // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
+  // position is live.
+  // The stats run over whole blocks of stats_block positions up to the bound's block
+  // (live() holds the causal bound for the positions past it), so that a schedule can
+  // vectorize them across a block. The predicate is on the block only, and makes the loop
+  // stop at the bound's block; the min keeps bounds inference (which ignores predicates)
+  // from asking for scores past that block.
+  a.rs_all = RDom(0, stats_block, 0, split / stats_block, "rs_all");
+  Expr last_block = max(bound_end - c * split, 0) / stats_block;
+  a.rs_all.where(a.rs_all.y <= last_block);
+  Expr p_all = c * split + min(a.rs_all.y, last_block) * stats_block + a.rs_all.x;
+  // Past the bound (not live) the scores of the last block read dot there, whose k rows
+  // are clamped to the bound.
+  Expr sc = score(p_all);
+  Expr live_p = live(p_all);
+  const std::vector<Expr> st = at({ri, ro}, {c, g});
+  a.stats(st) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.stats(st) = Tuple(max(a.stats(st)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
+                      a.stats(st)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
+                      a.stats(st)[2] || live_p);
+  // The split's reference for its exponents: its max, or 0 when that is −inf (no live
+  // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
+  // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
+  Expr m_c = a.stats(st)[0];
+  Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
+  a.weight(at({s, ri, ro}, {c, g})) = select(live(s), exp_nonpositive(score(s) - ref), 0.0f);
+  // d is clamped for the same reason as the heads in qg: a schedule may compute whole
+  // blocks of d. v is zeroed where not live for the token (a prefill's tokens each have
+  // their own), so that a v that is never read cannot reach the output as 0 · NaN.
+  a.v_live(at({d, s}, {g})) = select(live(s), in.v(min(d, head_dim - 1), clamp_to_bound(s), g), 0.0f);
+  // Σ weight over whole blocks of stats_block positions up to the bound's block (the
+  // positions past a token's position have weight 0), so that a schedule can vectorize
+  // the sum across a block.
+  a.rb = RDom(0, stats_block, 0, split / stats_block, "rb");
+  a.rb.where(a.rb.y <= last_block);
+  a.den(st) = 0.0f;
+  // (The min, a no-op where the predicate holds, keeps the weights' bounds at that block.)
+  a.den(st) += a.weight(at({c * split + min(a.rb.y, last_block) * stats_block + a.rb.x, ri, ro}, {c, g}));
+  // Σ weight · v likewise over whole blocks of v_block positions, up to the bound's block;
+  // the positions past a token's position add 0 · 0 (weight and v_live are 0 there).
+  a.rv = RDom(0, v_block, 0, split / v_block, "rv");
+  Expr last_v_block = max(bound_end - c * split, 0) / v_block;
+  a.rv.where(a.rv.y <= last_v_block);
+  Expr p_n = c * split + min(a.rv.y, last_v_block) * v_block + a.rv.x;
+  const std::vector<Expr> nm = at({d, ri, ro}, {c, g});
+  a.num(nm) = 0.0f;
+  a.num(nm) += a.weight(at({p_n, ri, ro}, {c, g})) * a.v_live(at({d, p_n}, {g}));
+  a.partial(nm) = Tuple(a.num(nm), m_c, a.den(st), a.stats(st)[1], a.stats(st)[2]);
+
+  // Combine, over the splits up to the bound: the global max, the flags ORed, each split
+  // rescaled by exp(m_c − max). A split with m_c = −inf gets scale 0 (exp(−inf)); when the
+  // global max is −inf too, every scale is NaN (−inf − −inf) and so is the output, as the
+  // unsplit formula gives for all-−inf live scores. (A prefill token's splits past its own
+  // position have no live position: max −inf, flags false, Σ 0, so they add nothing.)
+  a.rc = RDom(0, bound_end / split + 1, "rc");
+  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(at({dd, ri, ro}, {cc, g}))[i]; };
+  const std::vector<Expr> cb = at({ri, ro}, {g});
+  a.combined(cb) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
+  a.combined(cb) = Tuple(strict_float(max(a.combined(cb)[0], part(0, a.rc, 1))), a.combined(cb)[1] || part(0, a.rc, 3),
+                         a.combined(cb)[2] || part(0, a.rc, 4));
+  a.scale(at({ri, ro}, {c, g})) = exp_nonpositive(part(0, c, 1) - a.combined(cb)[0]);
+  a.total_den(cb) = 0.0f;
+  a.total_den(cb) += a.scale(at({ri, ro}, {a.rc, g})) * part(0, a.rc, 2);
+  a.total_num(at({d, ri, ro}, {g})) = 0.0f;
+  a.total_num(at({d, ri, ro}, {g})) += a.scale(at({ri, ro}, {a.rc, g})) * part(d, a.rc, 0);
+
+  Expr hr = h % group, hi = hr % hb, ho = hr / hb, hg = h / group;
+  const std::vector<Expr> ch = at({hi, ho}, {hg});
+  Expr any_bad = a.combined(ch)[1], any_live = a.combined(ch)[2];
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  a.out(at({d, h}, {})) = select(any_bad, nan, !any_live, 0.0f, a.total_num(at({d, hi, ho}, {hg})) / a.total_den(ch));
+  return a;
+}
+
+}  // namespace
+
+AttentionDecode define_attention_decode(Func q, Func k, Func v, Expr position, Func mask, Expr heads,
+                                        Expr kv_heads, Expr head_dim, Expr s_max, Expr split,
+                                        int stats_block, Expr v_block, bool masked) {
+  SplitInputs in{q, k, v, mask, heads, kv_heads, head_dim, s_max, [position](Expr) { return position; }, position,
+                 split, stats_block, v_block, masked};
+  return define_split(in, false);
+}
+
+AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func positions, Expr max_position, Func mask,
+                                              Expr heads, Expr kv_heads, Expr head_dim, Expr s_max, Expr split,
+                                              int stats_block, Expr v_block, bool masked) {
+  SplitInputs in{q, k, v, mask, heads, kv_heads, head_dim, s_max, [positions](Expr t) { return positions(t); },
+                 max_position, split, stats_block, v_block, masked};
+  return define_split(in, true);
+}
+
+}  // namespace npukit::ops
+
+// The attention-core Generators (op `attention`): npukit_attention for any number of
+// tokens, npukit_attention_decode split for decode (the runtime calls it when T = 1).
+// Storage types from `q.type`, `k.type`, `v.type` and `o.type`.
+#include <algorithm>
+
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/prefetch.h"
+#include "schedules/gpu/attention.h"
+
+namespace npukit {
+namespace {
+
+class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
+ public:
+  Input<Halide::Buffer<void, 3>> q{"q"};              // (Dh, Hq, T)
+  Input<Halide::Buffer<void, 3>> k{"k"};              // (Dh, S_max, Hkv)
+  Input<Halide::Buffer<void, 3>> v{"v"};              // (Dh, S_max, Hkv)
+  Input<Halide::Buffer<int32_t, 1>> positions{"positions"};
+  Input<Halide::Buffer<float, 2>> mask{"mask"};       // (S_max, T)
+  Output<Halide::Buffer<void, 3>> o{"o"};             // (Dh, Hq, T)
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    const Target target = get_target();
+    Var a, b, c;
+    Func qf("qf"), kf("kf"), vf("vf");
+    qf(a, b, c) = ops::widen_to_f32(q(a, b, c), target);
+    kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
+    vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
+    ops::Attention att = ops::define_attention(qf, kf, vf, positions, mask, q.dim(1).extent(), k.dim(2).extent(),
+                                               q.dim(0).extent(), k.dim(1).extent());
+    Func out("attention_out");
+    out(att.d, att.h, att.t) = ops::narrow_from_f32(att.out(att.d, att.h, att.t), o.type(), target);
+    o = out;
+    if (target.has_gpu_feature()) {
+      schedules::gpu::schedule_attention(att, out, target);
+      return;
+    }
+
+    // One (head, token) per task: its scores in L1/L2, the max, the exp sums.
+    const int vec = target.natural_vector_size<float>();
+    Var ht("ht");
+    out.fuse(att.h, att.t, ht).parallel(ht);
+    out.vectorize(att.d, vec, TailStrategy::GuardWithIf);
+    // Each score is a dot product along the contiguous head_dim: vectors over d, then a
+    // horizontal sum (vectors over s would gather k with a stride of head_dim).
+    att.score.compute_at(out, ht);
+    att.dot.compute_at(att.score, att.s);
+    att.dot.update().atomic().vectorize(att.rd, vec, TailStrategy::GuardWithIf);
+    att.stats.compute_at(out, ht);
+    att.weight.compute_at(out, ht).vectorize(att.s, vec, TailStrategy::GuardWithIf);
+    att.den.compute_at(out, ht);
+    att.num.compute_at(out, ht).vectorize(att.d, vec, TailStrategy::GuardWithIf);
+    att.num.update().vectorize(att.d, vec, TailStrategy::GuardWithIf);
+  }
+};
+
+// Positions per vector in the per-position softmax work (the split's stats, the weights):
+// the heads' scores of vec / kHeadBlock positions fill one vector.
+int softmax_positions(const Halide::Target& target) {
+  return std::max(1, target.natural_vector_size<float>() / ops::AttentionDecode::kHeadBlock);
+}
+
+// v rows per block of Σ weight · v: the block's 4 KB of fp16 v (Dh = 128) is swept once
+// per tile of v columns, so DRAM still sees nearly one sequential stream, and the tile's
+// accumulators go back to num once per block. (16 measured 5% faster than 8 with the
+// cache in L3, the same from DRAM; 32 no better.)
+constexpr int kVRows = 16;
+
+// The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
+// row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
+// reads only the partials, Hq · (Dh + 4) values per split.
+void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target,
+                     const Halide::ImageParam& k, const Halide::ImageParam& v, Halide::Expr head_dim,
+                     bool masked) {
+  using namespace Halide;
+  const int vec = target.natural_vector_size<float>();
+  const int hb = ops::AttentionDecode::kHeadBlock;
+  // Positions whose scores are computed together: 4 × 4 heads = 16 vector accumulators
+  // with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's and SSE's 16.
+  const int score_positions = vec >= 16 ? 4 : 2;
+  const int softmax_positions = npukit::softmax_positions(target);
+  // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
+  // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
+  const int v_columns = (vec >= 16 ? 4 : 2) * vec;
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+
+  Var task("task");
+  a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
+  // The common head dims with constant trip counts: LLVM then keeps the inner
+  // accumulators in registers without zeroing their stack copies first (a memset call per
+  // block of positions), and schedules the unrolled loops. 15% faster with the cache in
+  // L3, 5–7% from DRAM, at Dh = 128.
+  a.partial.specialize(head_dim == 128);
+  a.partial.specialize(head_dim == 64);
+  a.qg.compute_at(a.partial, task);
+  // Scalar: split values per task, little next to the per-head work (vectorized, with
+  // its clamp on a vector of positions, the gate failed; not investigated further).
+  if (masked) a.mask_c.compute_at(a.partial, task);
+
+  // Scores, for a block of score_positions positions × the kHeadBlock heads at once:
+  // vector accumulators along head_dim (an rfactor over the lanes), one per (position,
+  // head), each k vector widened once for the 4 heads; then one reduction of all the
+  // block's lanes together (a transposed tree: 16 vectors into one vector of 16 sums)
+  // instead of a tree per position. The scores are stored heads-innermost with a constant
+  // row stride (kHeadBlock), so the tree's result is one dense store. The block is whole
+  // (align_bounds; the k rows past the position are clamped to it and never used).
+  Var so("so"), si("si"), u("u");
+  RVar rdo("rdo"), rdi("rdi");
+  a.dot.compute_at(a.partial, task).align_bounds(a.s, score_positions).reorder_storage(a.ri, a.s, a.ro, a.g);
+  a.dot.vectorize(a.ri);
+  Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
+  a.dot.update()
+      .split(a.s, so, si, score_positions, TailStrategy::RoundUp)
+      .reorder(rdi, a.ri, si, so, a.ro)
+      .atomic()
+      .vectorize(rdi)
+      .vectorize(a.ri)
+      .vectorize(si);
+  // k rows prefetched 8 blocks (32 rows, 8 KB of fp16 at Dh = 128) ahead, v rows 2 blocks
+  // of 16 rows ahead (below): one core's hardware prefetchers alone left it stalled on
+  // most lines it read (cold, one thread: 22 GB/s without, 26 with; 4 KB or 16 KB ahead
+  // measured slower than 8 KB). Past the cache's end a prefetch does nothing (NonFaulting
+  // leaves out the clamps).
+  const int k_blocks_ahead = 8, v_blocks_ahead = 2;
+  a.dot.update().prefetch(k, so, so, k_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
+  lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
+
+  // The split's max and flags: softmax_positions interleaved accumulators (an rfactor
+  // over positions), each a vector of the heads, so that one vector covers
+  // softmax_positions positions × the heads.
+  a.stats.compute_at(a.partial, task).vectorize(a.ri);
+  Var j("j");
+  Func stats_lanes = a.stats.update().rfactor(a.rs_all.x, j);
+  a.stats.update().reorder(a.ri, a.rs_all.x, a.ro).vectorize(a.ri);
+  stats_lanes.compute_at(a.partial, task)
+      .reorder_storage(a.ri, j, a.ro, a.c, a.g)
+      .vectorize(a.ri)
+      .vectorize(j);
+  stats_lanes.update().reorder(a.ri, j, a.rs_all.y, a.ro).vectorize(a.ri).vectorize(j);
+  // The weights of softmax_positions positions × the heads per vector.
+  a.weight.compute_at(a.partial, task).align_bounds(a.s, softmax_positions).reorder_storage(a.ri, a.s, a.ro, a.c, a.g);
+  if (softmax_positions > 1) {
+    a.weight.split(a.s, so, si, softmax_positions, TailStrategy::RoundUp)
+        .reorder(a.ri, si, so, a.ro)
+        .vectorize(a.ri)
+        .vectorize(si);
+  } else {
+    a.weight.reorder(a.ri, a.s, a.ro).vectorize(a.ri);
+  }
+  // Σ weight likewise: softmax_positions independent vector sums (no chain of dependent
+  // adds per position), added up once per split.
+  a.den.compute_at(a.partial, task).vectorize(a.ri);
+  Func den_lanes = a.den.update().rfactor(a.rb.x, j);
+  a.den.update().reorder(a.ri, a.rb.x, a.ro).vectorize(a.ri);
+  den_lanes.compute_at(a.partial, task).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
+  den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
+
+  // Σ weight · v, per block of kVRows positions and tile of v_columns × kHeadBlock heads:
+  // the block's sum is an rfactor with its own constant-size stack storage and the heads
+  // unrolled, which LLVM keeps in registers (accumulating straight into num, it reloads
+  // and stores them per row: it cannot tell the heads' rows of num apart); the tile is
+  // added to num once per block. v (0 where masked) is widened inline, each vector once
+  // for all heads: staging the block's rows in fp32 first cost 13% with the cache in L3
+  // and gained nothing from DRAM. (Unrolling the rows gained 2–3% before the causal
+  // predicate; with it, its guards cost 20%.)
+  Var dd("dd"), dv("dv"), blk("blk");
+  RVar rso = a.rv.y, rsi = a.rv.x;
+  a.num.compute_at(a.partial, task).align_bounds(a.d, v_columns).vectorize(a.d, vec, guard);
+  Func block = a.num.update().rfactor(rso, blk);
+  a.num.update()
+      .split(a.d, dd, dv, v_columns, guard)
+      .reorder(dv, a.ri, a.ro, dd, rso)
+      .vectorize(dv, vec)
+      .unroll(a.ri);
+  // Placed in the tile loop (dd, inside the test of rv's predicate), so issued once per
+  // tile (twice per block at Dh = 128, the second time for lines already requested); at
+  // the block loop it sat before that test, which kept the block loop running, empty but
+  // prefetching, over the whole split past the position (at S = 16, 80% of the call).
+  // Only where a tile is wide (AVX-512's 64 columns): the prefetch covers the whole block,
+  // so it is issued head_dim / v_columns times per block, and with AVX2's 16-column tiles
+  // those 8 sweeps at Dh = 128 cost more than the prefetch gains. Zen 3 (avx2, one thread)
+  // without it: S = 2048 from L3 1000 -> 800 us, S = 8192 from DRAM 4.14 -> 3.78 ms.
+  if (v_columns >= 64) a.num.update().prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  block.compute_at(a.num, a.ro)
+      .store_in(MemoryType::Stack)
+      .bound_storage(a.d, v_columns)
+      .bound_storage(a.ri, hb)
+      .vectorize(a.d, vec, guard)
+      .unroll(a.ri);
+  block.update().reorder(a.d, a.ri, rsi).vectorize(a.d, v_columns, guard).unroll(a.ri);
+
+  // The combine: small (Hq · Dh per split), once for all heads.
+  a.combined.compute_root();
+  a.scale.compute_root();
+  a.total_den.compute_root();
+  a.total_num.compute_root().vectorize(a.d, vec, guard);
+  a.total_num.update().vectorize(a.d, vec, guard);
+  out.vectorize(a.d, vec, guard);
+}
+
+// One token (T = 1): q and o of (Dh, Hq, 1), the mask of (S_max, 1) and the token's position
+// as a scalar, so that bounds inference can clamp each split to it.
+class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerator> {
+ public:
+  // Cache positions per split: enough that a task's k and v (2 · split · Dh · 2 bytes)
+  // dwarf its partials (Hq/Hkv · (Dh + 4) values) and its fixed costs, few enough that
+  // short caches still give every thread tasks (Hkv tasks per split). 2048 measured 3–5%
+  // faster than 1024 at S >= 2048 on one thread and the same at S = 512 (a split does no
+  // work past the position); earlier, 1024 ~5% faster than 512 at S = 8192, 256 ~10%
+  // slower.
+  GeneratorParam<int> split{"split", 2048};
+  // false: the kernel for calls without a mask, which never reads `mask` (every causal
+  // position live): no mask test per v row and per score, 3–5% faster.
+  GeneratorParam<bool> masked{"masked", true};
+
+  Input<Halide::Buffer<void, 3>> q{"q"};              // (Dh, Hq, 1)
+  Input<Halide::Buffer<void, 3>> k{"k"};              // (Dh, S_max, Hkv)
+  Input<Halide::Buffer<void, 3>> v{"v"};              // (Dh, S_max, Hkv)
+  Input<int32_t> position{"position"};                // in [0, S_max)
+  Input<Halide::Buffer<float, 2>> mask{"mask"};       // (S_max, 1)
+  Output<Halide::Buffer<void, 3>> o{"o"};             // (Dh, Hq, 1)
+
+  void generate() {
+    using namespace Halide;
+    ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    _halide_user_assert(k.type() == v.type())
+        << "npukit_attention_decode: k.type " << k.type() << " and v.type " << v.type()
+        << " must match (one prefetch width per kernel)\n";
+    ops::add_prefetch_bitcode(*get_externs_map(), get_target(), k.type().bytes());
+    const Target target = get_target();
+    Var a, b, c;
+    Func qf("qf"), kf("kf"), vf("vf"), mf("mf");
+    qf(a, b) = ops::widen_to_f32(q(a, b, 0), target);
+    kf(a, b, c) = ops::widen_to_f32(k(a, b, c), target);
+    vf(a, b, c) = ops::widen_to_f32(v(a, b, c), target);
+    mf(a) = mask(a, 0);
+    // The split's stats take the heads' scores of this many positions per vector. A GPU
+    // wants many more, smaller splits (one block each) and one stats partial per thread:
+    // its own structure (schedules/gpu/attention.h), whatever `split` says.
+    const bool gpu = target.has_gpu_feature();
+    const int stats_block = gpu ? schedules::gpu::kDecodeStatsBlock : softmax_positions(target);
+    const int split_positions = gpu ? schedules::gpu::kDecodeSplit : int(split);
+    const int v_block = gpu ? schedules::gpu::kDecodeVBlock : kVRows;
+    ops::AttentionDecode att = ops::define_attention_decode(qf, kf, vf, position, mf, q.dim(1).extent(),
+                                                            k.dim(2).extent(), q.dim(0).extent(),
+                                                            k.dim(1).extent(), split_positions, stats_block,
+                                                            v_block, masked);
+    Func out("attention_out");
+    Var d = att.d, h = att.h, t("t");
+    out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
+    o = out;
+    q.dim(2).set_bounds(0, 1);
+    mask.dim(1).set_bounds(0, 1);
+    o.dim(2).set_bounds(0, 1);
+    if (gpu) {
+      schedules::gpu::schedule_attention_decode(att, out, masked, target);
+      return;
+    }
+    schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), masked);
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::AttentionGenerator, npukit_attention)
+HALIDE_REGISTER_GENERATOR(npukit::AttentionDecodeGenerator, npukit_attention_decode)
+
+#endif  // NPUKIT_ALGORITHM_attention

@@ -49,7 +49,7 @@ Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, H
 }  // namespace npukit::ops
 
 // Its schedules, one per target (how and why: schedules/cpu/int4_gemm.cpp,
-// schedules/gpu/int4_gemm.cpp); the Generator (ops/int4_gemm_generator.cpp) applies the one
+// schedules/gpu/int4_gemm.cpp); the Generator (below) applies the one
 // of its target.
 namespace npukit::schedules::cpu {
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
@@ -57,3 +57,116 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
 namespace npukit::schedules::gpu {
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
 }  // namespace npukit::schedules::gpu
+
+// ---- Section NPUKIT_ALGORITHM_int4_gemm: the algorithm's definition and its Generators, compiled once,
+// into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
+#ifdef NPUKIT_ALGORITHM_int4_gemm
+
+#include "ops/float_convert.h"
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_points, Func a_scales, Expr nibble_xor,
+                          Expr group, Expr n_groups, Type out_type, const Target& target) {
+  Int4Gemm op;
+  op.int8 = a_type == Int(8);
+  Var j = op.j, c = op.c, nb = op.nb, g = op.g, t = op.t, m = op.m, n = op.n;
+  // The unsigned nibble u of byte j, channel c, k block kb: half 0 is the low nibble. With
+  // zero points, q − zp = u − zp; without, nibble_xor = 0x88 makes u = q + 8, and zp = 8.
+  auto nibble = [&](Expr jj, Expr half, Expr cc, Expr kb, Expr nbb) {
+    Expr byte = w(jj, cc, kb, nbb) ^ nibble_xor;
+    return select(half == 0, byte & cast<uint8_t>(15), byte >> 4);
+  };
+  op.groups = RDom(0, n_groups, "groups");
+  if (op.int8) {
+    RDom rk(0, group, "rk");
+    op.a_sums(g, m) = 0;
+    op.a_sums(g, m) += cast<int32_t>(a(g * group + rk, m));
+    constexpr int kBlocks = kInt4SubGroup / 8;  // k blocks of 8 (4 bytes) per sub-group
+    op.r = RDom(0, 2, 0, 2, 0, kBlocks, "r");
+    Expr kb = t * kBlocks + op.r.z;
+    Expr u = nibble(2 * j + op.r.x, op.r.y, c, kb, nb);
+    Expr x = a(8 * kb + 4 * op.r.y + 2 * j + op.r.x, m);
+    op.sub_sums(j, c, nb, t, m) = cast<int16_t>(0);
+    // saturating_add of u8 × s8 pairs is what Halide 14 lowers to pmaddubsw (pairs summed to
+    // int16). Nothing saturates: a pair is at most 2 · 15 · 128 = 3840 in magnitude, and a
+    // lane's 16 products of a sub-group at most 30720.
+    op.sub_sums(j, c, nb, t, m) = saturating_add(op.sub_sums(j, c, nb, t, m), widening_mul(u, x));
+    Expr subs_per_group = group / kInt4SubGroup;
+    op.subs = RDom(0, subs_per_group, "subs");
+    Expr st = g * subs_per_group + op.subs;
+    // P = Σ a · u − zp · Σ a: every term is exact and so is the int32 total (|P| ≤ 245760).
+    op.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
+    op.group_sums(c, nb, g, m) +=
+        cast<int32_t>(op.sub_sums(0, c, nb, st, m)) + cast<int32_t>(op.sub_sums(1, c, nb, st, m));
+  } else {
+    // fp32 a · (q − zp), q − zp exact: an infinite a against d = 0 gives NaN, as IEEE says.
+    op.r = RDom(0, 2, 0, group / 8, "r");  // (nibble half, k block of the group)
+    Expr kb = g * (group / 8) + op.r.y;
+    Expr d = cast<int16_t>(nibble(j, op.r.x, c, kb, nb)) - cast<int16_t>(zero_points(c, g, nb));
+    op.lane_sums(j, c, nb, g, m) = 0.0f;
+    op.lane_sums(j, c, nb, g, m) += widen_to_f32(a(8 * kb + 4 * op.r.x + j, m), target) * cast<float>(d);
+    op.group_sums(c, nb, g, m) = (op.lane_sums(0, c, nb, g, m) + op.lane_sums(1, c, nb, g, m)) +
+                                 (op.lane_sums(2, c, nb, g, m) + op.lane_sums(3, c, nb, g, m));
+  }
+  op.acc(c, nb, m) = 0.0f;
+  op.acc(c, nb, m) += scales(c, op.groups, nb) * cast<float>(op.group_sums(c, nb, op.groups, m));
+  Expr v = op.acc(n % kInt4Lanes, n / kInt4Lanes, m);
+  if (op.int8) v = v * a_scales(m);
+  op.out(n, m) = narrow_from_f32(v, out_type, target);
+  return op;
+}
+
+}  // namespace npukit::ops
+
+// The INT4-weight GEMM Generator (docs/ops/int4_gemm.md): activations of `a.type` (int8,
+// float32, float16; OpenCL's fp16 as uint16 bits) against weights, scales and zero points in
+// the blocked layout of layouts/int4_group.h, y of `y.type` (float32, float16).
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
+#include "schedules/gpu/gpu_target.h"
+
+namespace npukit {
+namespace {
+
+class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
+ public:
+  Input<Halide::Buffer<void, 2>> a{"a"};                  // (k_pad, M), zero past K
+  Input<Halide::Buffer<uint8_t, 4>> w{"w"};              // (4, 16, k_pad / 8, n_pad / 16)
+  Input<Halide::Buffer<float, 3>> scales{"scales"};       // (16, groups, n_pad / 16)
+  Input<Halide::Buffer<uint8_t, 3>> zero_points{"zero_points"};  // (16, groups, n_pad / 16)
+  Input<Halide::Buffer<float, 1>> a_scales{"a_scales"};   // (M): int8 a only
+  Input<uint8_t> nibble_xor{"nibble_xor"};
+  Input<int32_t> group{"group"};
+  Output<Halide::Buffer<void, 2>> y{"y"};                 // (N, M)
+
+  void generate() {
+    const Halide::Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    ops::set_mins_to_zero(a, w, scales, zero_points, a_scales);
+    const int lanes = ops::kInt4Lanes;
+    w.dim(0).set_extent(4);
+    w.dim(1).set_extent(lanes).set_stride(4);
+    scales.dim(0).set_extent(lanes);
+    zero_points.dim(0).set_extent(lanes);
+    ops::Int4Gemm op = ops::define_int4_gemm(a, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
+                                             scales.dim(1).extent(), y.type(), target);
+    y = op.out;
+    ops::set_mins_to_zero(y);
+    if (schedules::gpu::is_gpu(target)) {
+      schedules::gpu::schedule_int4_gemm(op, target);
+    } else {
+      schedules::cpu::schedule_int4_gemm(op, target);
+    }
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::Int4GemmGenerator, npukit_int4_gemm)
+
+#endif  // NPUKIT_ALGORITHM_int4_gemm

@@ -30,3 +30,122 @@ PerTokenQuant define_per_token_quant(Halide::Func a, Halide::Expr K, int lanes);
 Halide::Expr dequantize(Halide::Expr acc, Halide::Expr row_scale, Halide::Expr chan_scale);
 
 }  // namespace npukit::ops
+
+// ---- Section NPUKIT_ALGORITHM_per_token_quant: the algorithm's definition and its Generators, compiled once,
+// into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
+#ifdef NPUKIT_ALGORITHM_per_token_quant
+
+#include "ops/round_even.h"
+
+namespace npukit::ops {
+
+using namespace Halide;
+
+PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes) {
+  PerTokenQuant p;
+  Var k = p.k, l = p.l, t = p.t;
+  Expr groups = K / lanes;
+  p.rj = RDom(0, groups, "rj");
+  p.rl = RDom(0, lanes, "rl");
+  p.rtail = RDom(groups * lanes, K - groups * lanes, "rtail");
+  const auto mag = [&](Expr kk) { return reinterpret<uint32_t>(a(kk, t)) & cast<uint32_t>(0x7fffffff); };
+  p.mag_part(l, t) = cast<uint32_t>(0);
+  p.mag_part(l, t) = max(p.mag_part(l, t), mag(p.rj * lanes + l));
+  p.mag_bits(t) = cast<uint32_t>(0);
+  p.mag_bits(t) = max(p.mag_bits(t), p.mag_part(p.rl, t));
+  p.mag_bits(t) = max(p.mag_bits(t), mag(p.rtail));
+  Expr bits = p.mag_bits(t);
+  Expr finite = bits < cast<uint32_t>(0x7f800000);
+  // strict_float: an IEEE division, not a multiplication by the reciprocal of 127.
+  Expr s = strict_float(reinterpret<float>(bits) / 127.0f);
+  p.scale(t) = select(finite, s, reinterpret<float>(cast<uint32_t>(0x7fc00000)));
+  Expr sc = p.scale(t);
+  // Only finite quotients reach the conversion: rows with s = 0 or NaN divide 0 by 1. The
+  // test is on s's bits (s >= +0 always), which fast-math cannot assume away.
+  Expr s_bits = reinterpret<uint32_t>(sc);
+  Expr ok = s_bits != cast<uint32_t>(0) && s_bits < cast<uint32_t>(0x7f800000);
+  Expr num = select(ok, a(k, t), 0.0f), den = select(ok, sc, 1.0f);
+  Expr r = strict_float(round_half_even(num / den));
+  p.q(k, t) = cast<int8_t>(strict_float(clamp(r, -127.0f, 127.0f)));
+  return p;
+}
+
+Expr dequantize(Expr acc, Expr row_scale, Expr chan_scale) {
+  return strict_float(cast<float>(acc) * strict_float(row_scale * chan_scale));
+}
+
+}  // namespace npukit::ops
+
+// The Generators of per-token int8 quantization (`npukit_quantize_rows`: activation rows to
+// int8 and one fp32 scale per row) and of the per-row dequantization of an int32
+// accumulator (`npukit_dequantize_rows`), for linear layers with int8 weights.
+#include "Halide.h"
+#include "ops/float_convert.h"
+#include "ops/generator_buffers.h"
+#include "schedules/cpu/per_token_quant.h"
+#include "schedules/gpu/gpu_target.h"
+#include "schedules/gpu/per_token_quant.h"
+
+namespace npukit {
+namespace {
+
+class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
+ public:
+  Input<Halide::Buffer<void, 2>> a{"a"};              // (K, T), float32 or float16
+  Output<Halide::Buffer<int8_t, 2>> q{"q"};           // (K, T)
+  Output<Halide::Buffer<float, 1>> scale{"scale"};    // (T)
+
+  void generate() {
+    using namespace Halide;
+    const Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    ops::set_mins_to_zero(a);
+    Var k, t;
+    Func af("af");
+    af(k, t) = ops::widen_to_f32(a(k, t), target);
+    const bool gpu = schedules::gpu::is_gpu(target);
+    const int lanes = gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target);
+    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), lanes);
+    q = p.q;
+    scale = p.scale;
+    ops::set_mins_to_zero(q, scale);
+    if (gpu) {
+      schedules::gpu::schedule_per_token_quant(p, target);
+    } else {
+      schedules::cpu::schedule_per_token_quant(p, target);
+    }
+  }
+};
+
+class DequantizeRowsGenerator : public Halide::Generator<DequantizeRowsGenerator> {
+ public:
+  Input<Halide::Buffer<int32_t, 2>> acc{"acc"};            // (N, T)
+  Input<Halide::Buffer<float, 1>> row_scale{"row_scale"};  // (T)
+  Input<Halide::Buffer<float, 1>> w_scale{"w_scale"};      // (N)
+  Output<Halide::Buffer<void, 2>> y{"y"};                  // (N, T), float32 or float16
+
+  void generate() {
+    using namespace Halide;
+    const Target target = get_target();
+    ops::add_f16c_bitcode(*get_externs_map(), target);
+    ops::set_mins_to_zero(acc);
+    Var n("n"), t("t");
+    Func out("dequantized");
+    out(n, t) = ops::narrow_from_f32(ops::dequantize(acc(n, t), row_scale(t), w_scale(n)), y.type(), target);
+    y = out;
+    ops::set_mins_to_zero(y);
+    if (schedules::gpu::is_gpu(target)) {
+      schedules::gpu::schedule_dequantize_rows(out, target);
+    } else {
+      schedules::cpu::schedule_dequantize_rows(out, target);
+    }
+  }
+};
+
+}  // namespace
+}  // namespace npukit
+
+HALIDE_REGISTER_GENERATOR(npukit::QuantizeRowsGenerator, npukit_quantize_rows)
+HALIDE_REGISTER_GENERATOR(npukit::DequantizeRowsGenerator, npukit_dequantize_rows)
+
+#endif  // NPUKIT_ALGORITHM_per_token_quant

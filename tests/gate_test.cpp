@@ -250,7 +250,7 @@ TEST(Gate, AnUnwrittenGoldenIsReportedNotPassed) {
   const OpSpec& op = find_op("rms_norm");
   GateHooks hooks = *gate_hooks("rms_norm");
   hooks.reference = [](const golden::Case&) -> std::map<std::string, std::vector<double>> {
-    throw golden::NotWritten("golden/rms_norm.cpp: rms_norm() is a stub");
+    throw golden::NotWritten("golden/rms_norm.h: rms_norm() is a stub");
   };
   for (bool isolate : {false, true}) {
     gate::Options o;
@@ -267,7 +267,7 @@ TEST(Gate, AnUnwrittenGoldenIsReportedNotPassed) {
     EXPECT_EQ(gate::exit_code(r), 1);
     const auto lines = gate::unwritten_goldens(r);
     ASSERT_EQ(lines.size(), 1u);
-    EXPECT_EQ(lines[0], "op rms_norm: its golden reference is not written (golden/rms_norm.cpp: rms_norm() is a stub)");
+    EXPECT_EQ(lines[0], "op rms_norm: its golden reference is not written (golden/rms_norm.h: rms_norm() is a stub)");
   }
   EXPECT_TRUE(gate::unwritten_goldens(gate_run(op)).empty());
 }

@@ -213,9 +213,8 @@ def check_skeleton(cmake, build, launcher, tmp):
     r = run([npukit, "new-op", "my_op", "--dir", project])
     files = sorted(os.path.relpath(os.path.join(d, f), project) for d, _, fs in os.walk(project) for f in fs)
     check("new-op writes the op's files, a CMakeLists.txt and a README", r.returncode == 0 and files == sorted([
-        "CMakeLists.txt", "README.md", "ops/my_op.h", "ops/my_op.cpp", "ops/my_op_generator.cpp",
-        "schedules/cpu/my_op.cpp", "schedules/npu/my_op.cpp", "runtime/ops/my_op.cpp", "golden/my_op.h",
-        "golden/my_op.cpp", "golden/my_op_cases.cpp", "tools/gate/hooks/my_op.cpp"]) and
+        "CMakeLists.txt", "README.md", "ops/my_op.h", "schedules/cpu/my_op.cpp", "schedules/npu/my_op.cpp",
+        "runtime/ops/my_op.cpp", "golden/my_op.h"]) and
         f"-DCMAKE_PREFIX_PATH={prefix}" in r.stdout, f"{files}\n{r.stdout}{r.stderr}")
     one_line_refusal("new-op refuses a shipped op's name", run([npukit, "new-op", "rms_norm", "--dir",
                                                                 os.path.join(tmp, "a")]),
@@ -242,7 +241,7 @@ def check_skeleton(cmake, build, launcher, tmp):
     lines = r.stderr.strip().splitlines()
     check("the gate refuses the unwritten golden: exit 2, one line naming it, no case passed",
           r.returncode == 2 and len(lines) == 1 and "gate: op my_op: its golden reference is not written "
-          "(golden/my_op.cpp: my_op() is a stub; write the reference in double)" in lines[0] and
+          "(golden/my_op.h: my_op() is a stub; write the reference in double)" in lines[0] and
           not re.search(r"\bPASS\b", r.stdout) and re.search(r"^my_op\s+float32\s+FAIL \d+", r.stdout, re.M),
           f"exit {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr}")
     r = run([npukit, "sim", "--plugin", plugin, "--op", "my_op", "--arch", "edge-6tops", "--strict"])

@@ -1,4 +1,4 @@
-// The kernels' requantization helpers (ops/int8_gemm.cpp, Halide) against golden's
+// The kernels' requantization helpers (ops/int8_gemm.h, Halide) against golden's
 // (plain C++) on the edge cases the contract names: INT32_MIN · INT32_MIN, every shift
 // from −31 to 30, exact .5 ties of both signs, saturation at both ends.
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@ constexpr int kColumns = 32;     // threads over head_dim (a warp)
 constexpr int kPositions = 64;   // threads over cache positions
 const TailStrategy kGuard = TailStrategy::GuardWithIf;
 
-// The first reduction variable of `s` (the RDoms that ops/attention.cpp keeps local).
+// The first reduction variable of `s` (the RDoms that define_attention keeps local, ops/attention.h).
 RVar first_rvar(Stage s) { return RVar(s.get_schedule().rvars()[0].var); }
 
 }  // namespace

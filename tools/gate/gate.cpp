@@ -378,7 +378,7 @@ std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options
     if (!selected(options.ops, op->name)) continue;
     const GateHooks* hooks = gate_hooks(op->name);
     // An op the gate cannot check must not pass by running no case.
-    if (hooks == nullptr) fail(Errc::internal, "op {} has no gate hooks (tools/gate/hooks/{}.cpp)", op->name, op->name);
+    if (hooks == nullptr) fail(Errc::internal, "op {} has no gate hooks (golden/{}.h, section NPUKIT_GATE_HOOKS_{})", op->name, op->name, op->name);
     gated.push_back({op, hooks});
   }
   return run(gated, options);

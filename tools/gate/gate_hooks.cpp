@@ -1,4 +1,4 @@
-// The table of every operator's gate hooks: tools/gate/hooks/<op>.cpp defines
+// The table of every operator's gate hooks: golden/<op>.h (section NPUKIT_GATE_HOOKS_<op>) defines
 // `GateHooks <op>_gate_hooks()`, listed here from the generated npukit/operator_list.h.
 #include "tools/gate/gate_hooks.h"
 

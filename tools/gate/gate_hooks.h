@@ -1,5 +1,5 @@
 // What the gate needs of an op beyond its registry entry: golden cases, reference,
-// tolerances and NaN/Inf contract (tools/gate/hooks/<op>.cpp, `GateHooks <op>_gate_hooks()`),
+// tolerances and NaN/Inf contract (golden/<op>.h, `GateHooks <op>_gate_hooks()`),
 // keyed by op name, so that the registry and libnpukit.so carry no golden code.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace npukit {
 
 struct GateHooks {
   std::vector<DType> dtypes;  // storage types the gate covers
-  // The cases of one input class for one dtype (golden/<op>_cases.cpp).
+  // The cases of one input class for one dtype (golden/<op>.h).
   std::function<std::vector<golden::Case>(golden::InputClass, DType)> cases;
   // Expected outputs in double, before rounding to the output dtype, keyed by output name;
   // inout tensors too, with their contents after the call.

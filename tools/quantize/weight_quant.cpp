@@ -12,7 +12,7 @@ namespace {
 [[noreturn]] void refuse(const std::string& what) { throw std::invalid_argument(what); }
 
 // nearbyint under the default rounding mode is IEEE round-half-to-even, the kit's
-// convention (golden/per_token_quant.cpp); the clamp keeps rounding noise at the range's
+// convention (golden/per_token_quant.h); the clamp keeps rounding noise at the range's
 // ends (w / s a hair above qmax) inside the type.
 int32_t round_clamp(float v, int32_t lo, int32_t hi) {
   const float r = std::nearbyint(v);

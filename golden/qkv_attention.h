@@ -1,5 +1,13 @@
-// The gate's hooks for qkv_attention: its golden cases and reference, tolerances and NaN/Inf
-// contract (runtime/ops/qkv_attention.cpp is the rest of the op; libnpukit.so links none of this).
+// Golden qkv_attention (docs/ops/qkv_attention.md): the fused decode step is checked against
+// golden/attention.h's reference of the same step (its projections, RoPE, cache append and
+// attention in double), so this file holds only what the gate adds: tolerances and the
+// NaN/Inf contract.
+#pragma once
+
+// ---- Section NPUKIT_GATE_HOOKS_qkv_attention: the gate's hooks, compiled once, into the gate (npukit_gate);
+// libnpukit.so links none of this.
+#ifdef NPUKIT_GATE_HOOKS_qkv_attention
+
 #include <algorithm>
 #include <cmath>
 
@@ -71,3 +79,5 @@ GateHooks qkv_attention_gate_hooks() {
 }
 
 }  // namespace npukit
+
+#endif  // NPUKIT_GATE_HOOKS_qkv_attention
