@@ -6,8 +6,9 @@
 // operands:
 //   unpack (default where the matrix unit has no int4, i.e. on every preset): the vector unit
 //     turns each group's nibbles into int8 d = q − zp in the weight operand buffer, and the
-//     matrix unit multiplies int8 by int8. This is the decode planner's "int4 is memory-only"
-//     (tools/decode/decoder_layer.cpp): int4 in DRAM, int8 at the matrix unit.
+//     matrix unit multiplies int8 by int8: int4 is memory-only, int4 in DRAM and int8 at the
+//     matrix unit. The decode planner runs its int4 GEMMs through this schedule
+//     (tools/decode/decoder_layer.cpp).
 //   int4 (where the matrix unit lists int4, or `--param unit=matrix`): the packed bytes go to
 //     the weight operand buffer as they are and the matrix unit multiplies the unsigned
 //     nibbles by int8 (its int4-weight mode); the vector unit takes the zero points out
@@ -90,7 +91,8 @@ Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int
   const int64_t groups = (K + G - 1) / G, k_full = groups * G;
   const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
   int64_t k_step = lcm(G, std::max<int64_t>(1, g.k));
-  int64_t n_step = std::max<int64_t>(1, g.n);
+  const int64_t unit_n = std::max<int64_t>(1, g.n);
+  int64_t n_step = unit_n;
   if (load) {
     // The packed chunk (tile_k / 2 bytes a row) in whole alignments, then whole bursts.
     const int64_t aligned = lcm(k_step, 2 * load->alignment);
@@ -104,39 +106,46 @@ Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int
   }
   const double setup_bytes = load ? load->setup_cycles * load->bytes_per_cycle : 0.0;
   const int64_t cores = std::max<int64_t>(1, arch.cores);
-  for (bool db : {true, false}) {
-    Int4Tiles best;
-    double best_cost = -1;
-    for (int64_t tm : tile_halvings(M, g.m)) {
-      for (int64_t tk : tile_halvings(k_full, k_step)) {
-        if (tk % G != 0) continue;
-        auto fits = [&](int64_t tn) { return sim::fits_buffers(arch, allocations(arch, int4, G, groups, tm, tn, tk, db)); };
-        if (!fits(n_step)) continue;
-        int64_t lo = n_step, hi = round_up(N, n_step);  // the widest N tile that fits
-        while (lo < hi) {
-          const int64_t mid = round_up((lo + hi + 1) / 2, n_step);
-          if (mid > hi) break;
-          if (fits(mid)) {
-            lo = mid;
-          } else {
-            hi = mid - n_step;
+  // Whole store bursts first; where no tile of them fits (a long K's scales across a wide
+  // N tile), the matrix unit's own N step, whose stores are partial bursts (a warning).
+  for (const int64_t step : {n_step, unit_n}) {
+    n_step = step;
+    for (bool db : {true, false}) {
+      Int4Tiles best;
+      double best_cost = -1;
+      for (int64_t tm : tile_halvings(M, g.m)) {
+        for (int64_t tk : tile_halvings(k_full, k_step)) {
+          if (tk % G != 0) continue;
+          auto fits = [&](int64_t tn) {
+            return sim::fits_buffers(arch, allocations(arch, int4, G, groups, tm, tn, tk, db));
+          };
+          if (!fits(n_step)) continue;
+          int64_t lo = n_step, hi = round_up(N, n_step);  // the widest N tile that fits
+          while (lo < hi) {
+            const int64_t mid = round_up((lo + hi + 1) / 2, n_step);
+            if (mid > hi) break;
+            if (fits(mid)) {
+              lo = mid;
+            } else {
+              hi = mid - n_step;
+            }
+          }
+          // At least one N tile per core where N allows it: decode has only its columns to share.
+          const int64_t tn = std::max(n_step, std::min(lo, round_up((N + cores - 1) / cores, n_step)));
+          const double n_tiles = std::ceil(double(N) / tn), m_tiles = std::ceil(double(M) / tm),
+                       k_tiles = std::ceil(double(k_full) / tk);
+          const double bytes = double(M) * k_full * n_tiles + double(N) * k_full / 2 * m_tiles;
+          const double cost = bytes + 2 * n_tiles * m_tiles * k_tiles * setup_bytes;
+          if (best_cost < 0 || cost < best_cost) {
+            best_cost = cost;
+            best = Int4Tiles{tm, tn, tk, db};
           }
         }
-        // At least one N tile per core where N allows it: decode has only its columns to share.
-        const int64_t tn = std::max(n_step, std::min(lo, round_up((N + cores - 1) / cores, n_step)));
-        const double n_tiles = std::ceil(double(N) / tn), m_tiles = std::ceil(double(M) / tm),
-                     k_tiles = std::ceil(double(k_full) / tk);
-        const double bytes = double(M) * k_full * n_tiles + double(N) * k_full / 2 * m_tiles;
-        const double cost = bytes + 2 * n_tiles * m_tiles * k_tiles * setup_bytes;
-        if (best_cost < 0 || cost < best_cost) {
-          best_cost = cost;
-          best = Int4Tiles{tm, tn, tk, db};
-        }
       }
+      if (best_cost >= 0) return best;
     }
-    if (best_cost >= 0) return best;
   }
-  return Int4Tiles{g.m, n_step, k_step, false};  // the unit's own tile; the rules report the overflow
+  return Int4Tiles{g.m, unit_n, k_step, false};  // the unit's own tile; the rules report the overflow
 }
 
 // Inputs a [M, K] int8 (Halide (k, m)), w [N, ceil(K/2)] uint8 ((kb, n)), then the extra
@@ -158,7 +167,7 @@ NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, Type ou
   const sim::BufferRoles& roles = arch.roles;
   Expr K = a.dim(0).extent(), M = a.dim(1).extent(), N = w.dim(1).extent(), KB = w.dim(0).extent();
   Expr groups = gs.dim(0).extent();
-  Var k("k"), kb("kb"), h("h"), m("m"), n("n"), g("g"), i("i");
+  Var k("k"), kb("kb"), h("h"), j("j"), m("m"), n("n"), g("g"), i("i");
   // Clamped reads, as int8_gemm's: Halide 14's bounds of the inputs over a tiled, guarded
   // loop can run one tile past the end.
   Func a_tile("a_tile"), w_tile("w_tile"), s_tile("scale_tile"), z_tile("zero_point_tile"), rs_tile("row_scale_tile");
@@ -182,9 +191,11 @@ NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, Type ou
     a_sums(m, g) = 0;
     a_sums(m, g) += select(kr < K, cast<int32_t>(a_tile(kr, m)), 0);
   } else {
-    // d = q − zp in [−15, 15], computed in int8 by the vector unit: (h, kb, n), k = 2·kb + h.
-    w8(h, kb, n) = cast<int8_t>(nibble(h, kb, n)) - cast<int8_t>(z_tile((2 * kb + h) / G, n));
-    acc(n, m, g) += select(kr < K, cast<int32_t>(a_tile(kr, m)) * cast<int32_t>(w8(kr % 2, kr / 2, n)), 0);
+    // d = q − zp in [−15, 15], computed in int8 by the vector unit per group: (h, j, n, g),
+    // byte j of group g (k = g·G + 2·j + h), so the group's zero point is one value per
+    // channel rather than an index computed per nibble.
+    w8(h, j, n, g) = cast<int8_t>(nibble(h, g * (G / 2) + j, n)) - cast<int8_t>(z_tile(g, n));
+    acc(n, m, g) += select(kr < K, cast<int32_t>(a_tile(kr, m)) * cast<int32_t>(w8(r.x % 2, r.x / 2, n, g)), 0);
   }
   // The vector unit reads the group's products from a buffer it can read.
   Func acc_v("acc_vector");

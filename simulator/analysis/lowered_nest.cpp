@@ -189,8 +189,13 @@ struct OpCounter : public IRVisitor {
   void visit(const Load*) override {}  // its index is address arithmetic, not data work
   void visit(const Div* op) override { divide(op); }
   void visit(const Mod* op) override { divide(op); }
+  // A cast between integer types of one width (uint8 <-> int8) keeps the bits: free, as a
+  // reinterpret is.
+  static bool same_bits(Halide::Type a, Halide::Type b) {
+    return !a.is_float() && !b.is_float() && a.bits() == b.bits();
+  }
   void visit(const Cast* op) override {
-    if (op->type.element_of() != op->value.type().element_of()) {
+    if (!same_bits(op->type, op->value.type())) {
       ++ops[VectorOp::convert];
       note(op->type.is_float() || op->value.type().is_float() ? Float(32) : op->type);
     }

@@ -51,38 +51,35 @@ PlanItem plain(const std::string& group, NpuStage s) {
 
 bool is_gemm(const NpuStage& s) { return s.op == "int8_gemm" || s.schedule == &schedules::npu::npu_stage_linear(); }
 
-// A weight GEMM's item. int4 is memory-only on every arch (the spec's matrix dtypes have no
-// int4): the weights are unpacked to int8 on chip before the matrix unit. Decode streams
-// them, so it is simulated as the int8 GEMM over the same weight bytes (K/2 packed pairs)
-// with the group scales streamed beside it; prefill is compute bound and is simulated at
-// the full K (its DRAM stream overstated by the int8 bytes, its MACs right).
-PlanItem gemm_item(std::string group, NpuStage s, int64_t count, WeightType w, bool prefill) {
+// A weight GEMM's item. int4 weights run as the int4_gemm op's own NPU schedule at the same
+// M, K, N and G = kInt4Group: the packed bytes (0.5 B a weight) and the group scales come
+// by DMA, and where the matrix unit has no int4 (every preset) the vector unit unpacks each
+// group to int8 before it, which the simulation counts; the scales and the row's
+// activation scale are applied in the same stage, so no dequantization stage follows.
+PlanItem gemm_item(std::string group, NpuStage s, int64_t count, WeightType w) {
   PlanItem it;
   it.group = std::move(group);
-  const int64_t K = s.shape.at("K"), N = s.shape.at("N");
+  const int64_t M = s.shape.at("M"), K = s.shape.at("K"), N = s.shape.at("N");
   it.resident_bytes = weight_matrix_bytes(K, N, w);
   if (w == WeightType::int4) {
-    it.extra_bytes = int4_scale_bytes(K, N);
-    if (!prefill) {
-      s.shape["K"] = (K + 1) / 2;
-      it.note = "int4 memory-only: int8 GEMM at K/2 (the same weight bytes) + group scales";
-    } else {
-      it.note = "int4 memory-only: int8 GEMM at full K (prefill is compute bound)";
-    }
+    s = stage(s.label, "int4_gemm", "int8", {{"M", M}, {"K", K}, {"N", N}, {"G", kInt4Group}}, {{"out", "float16"}});
+    it.note = "int4 weights: int4_gemm's schedule (unpacked to int8 on chip where the matrix unit lacks int4)";
   }
   it.stage = std::move(s);
   it.count = count;
   return it;
 }
 
+bool is_dequantization(const NpuStage& s) { return s.schedule == &schedules::npu::npu_stage_dequantize_rows(); }
+
 // A GEMM in the weights' dtype: for int8/int4 the activations' per-token quantization,
 // int8_gemm and a dequantization to fp16; for fp16 the fp16 linear stage.
 void add_gemm(std::vector<PlanItem>& out, const std::string& group, const std::string& label, int64_t M, int64_t K,
-              int64_t N, WeightType w, bool prefill) {
+              int64_t N, WeightType w) {
   if (w == WeightType::fp16) {
     NpuStage s = stage(label, "", "float16", {{"M", M}, {"K", K}, {"N", N}}, {{"out", "same"}});
     s.schedule = &schedules::npu::npu_stage_linear();
-    out.push_back(gemm_item(group, s, 1, w, prefill));
+    out.push_back(gemm_item(group, s, 1, w));
     return;
   }
   // As qkv_attention's own int8 stages do it: int32 accumulators, then a dequantization
@@ -93,7 +90,8 @@ void add_gemm(std::vector<PlanItem>& out, const std::string& group, const std::s
   q.stage = stage("quantize " + label, "per_token_quant", "float16", {{"T", M}, {"K", K}});
   out.push_back(q);
   out.push_back(gemm_item(group, stage(label, "int8_gemm", "int8", {{"M", M}, {"K", K}, {"N", N}}, {{"out", "int32"}}),
-                          1, w, prefill));
+                          1, w));
+  if (w == WeightType::int4) return;  // int4_gemm scales its own sums
   NpuStage dq = stage("dequantize " + label, "", "float16", {{"M", M}, {"N", N}});
   dq.schedule = &schedules::npu::npu_stage_dequantize_rows();
   out.push_back(plain(group, dq));
@@ -126,7 +124,9 @@ std::vector<PlanItem> decoder_layer(const ModelConfig& m, WeightType w, const Pa
       if (p.seqs > 1) it.note = "once per sequence, over its own cache";
       out.push_back(std::move(it));
     } else if (is_gemm(s)) {
-      out.push_back(gemm_item("attention", s, 1, w, p.prefill));
+      out.push_back(gemm_item("attention", s, 1, w));
+    } else if (w == WeightType::int4 && is_dequantization(s)) {
+      continue;  // int4_gemm's output is dequantized already
     } else {
       out.push_back(plain("attention", s));
     }
@@ -134,16 +134,16 @@ std::vector<PlanItem> decoder_layer(const ModelConfig& m, WeightType w, const Pa
   out.push_back(plain("norm", stage("post-attention norm", "add_rms_norm", "float16", {{"rows", M}, {"hidden", D}})));
   // The MLP: gate and up as one GEMM of 2F outputs (one pass over the activations), the
   // SiLU gate, the down projection.
-  add_gemm(out, "mlp", "gate+up projection", M, D, 2 * F, w, p.prefill);
+  add_gemm(out, "mlp", "gate+up projection", M, D, 2 * F, w);
   out.push_back(plain("mlp", stage("silu_mul", "silu_mul", "float16", {{"tokens", M}, {"ffn", F}})));
-  add_gemm(out, "mlp", "down projection", M, F, D, w, p.prefill);
+  add_gemm(out, "mlp", "down projection", M, F, D, w);
   return out;
 }
 
 std::vector<PlanItem> model_head(const ModelConfig& m, WeightType w, int64_t rows) {
   std::vector<PlanItem> out;
   out.push_back(plain("head", stage("final norm", "rms_norm", "float16", {{"rows", rows}, {"hidden", m.hidden}})));
-  add_gemm(out, "head", "lm head", rows, m.hidden, m.vocab, w, false);
+  add_gemm(out, "head", "lm head", rows, m.hidden, m.vocab, w);
   for (PlanItem& it : out) it.group = "head";
   return out;
 }

@@ -2,8 +2,8 @@
 // as NPU stages at a model's shapes: the only place in the planner that names ops. Each
 // item is a registered op's schedule or a stage-only pipeline (schedules/npu), simulated
 // as `npukit sim` simulates it; the attention block is the qkv_attention composite's own
-// stages, adjusted for the batch (each sequence's attention over its own cache) and for
-// int4 weights.
+// stages, adjusted for the batch (each sequence's attention over its own cache) and, for
+// int4 weights, with int4_gemm's schedule in place of each int8 GEMM and its dequantization.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +33,6 @@ struct PlanItem {
   // DRAM bytes the stage reads that stay where they are whichever unit runs it (weights,
   // the KV cache): a fallback to the CPU moves only the rest.
   int64_t resident_bytes = 0;
-  // Bytes streamed beside the simulated stage, costed at the DRAM bandwidth (int4's group
-  // scales, which no schedule reads).
-  int64_t extra_bytes = 0;
   std::string note;  // how the stage stands for what it models (int4, batch)
 };
 

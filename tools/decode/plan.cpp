@@ -83,11 +83,10 @@ void add_items(PassResult& pass, const std::vector<PlanItem>& items, int64_t tim
     row.runs = it.count * times;
     row.note = it.note;
     const double runs = static_cast<double>(row.runs);
-    const double extra_us = static_cast<double>(it.extra_bytes) / (npu.dram.bandwidth_gbps * 1e3);
     row.fallback_reason = cannot_run(n, npu, it.stage, cpu);
     if (row.fallback_reason.empty()) {
-      row.time_us = runs * (n.time_us + extra_us);
-      row.dram_bytes = row.runs * (n.dram_bytes + it.extra_bytes);
+      row.time_us = runs * n.time_us;
+      row.dram_bytes = row.runs * n.dram_bytes;
       row.bound = n.bound;
     } else {
       const StageSim& c = simulate_stage(it.stage, cpu);
@@ -98,9 +97,8 @@ void add_items(PassResult& pass, const std::vector<PlanItem>& items, int64_t tim
       // either unit (weights, KV cache) crosses once each way, at the slower memory.
       const int64_t moved = std::max<int64_t>(0, c.dram_bytes - it.resident_bytes);
       row.transfer_us = runs * (static_cast<double>(moved) / (link_gbps * 1e3) + 2 * kHandoverUs);
-      row.time_us = runs * (c.time_us + static_cast<double>(it.extra_bytes) / (cpu.dram.bandwidth_gbps * 1e3)) +
-                    row.transfer_us;
-      row.dram_bytes = row.runs * (c.dram_bytes + it.extra_bytes + moved);
+      row.time_us = runs * c.time_us + row.transfer_us;
+      row.dram_bytes = row.runs * (c.dram_bytes + moved);
       row.bound = c.bound;
       row.unit = "cpu";
       pass.fallback_time_us += row.time_us;
@@ -175,11 +173,14 @@ Plan make_plan(const PlanRequest& r, const sim::ArchSpec& npu, const sim::ArchSp
     plan.prefill_time_us = plan.prefill.time_us;
   }
   if (mr.weights == WeightType::int4)
-    plan.notes.push_back(std::string("int4 weights are memory-only on ") + npu.name +
-                         ": no arch spec has an int4 matrix dtype, so they are unpacked to int8 on chip before the "
-                         "matrix unit; decode GEMMs are simulated as int8 GEMMs over the same weight bytes (K/2) plus "
-                         "fp16 group scales (groups of " + std::to_string(kInt4Group) +
-                         " along K) at the DRAM bandwidth; the unpack's vector work is not simulated");
+    plan.notes.push_back(
+        std::string("int4 weights run as int4_gemm's NPU schedule (groups of ") + std::to_string(kInt4Group) +
+        " along K; it reads fp32 group scales where the memory plan counts fp16): " +
+        (npu.matrix.supports(sim::Dtype::int4)
+             ? "the matrix unit multiplies the nibbles"
+             : "int4 is memory-only on " + npu.name +
+                   ", whose matrix unit has no int4: the vector unit unpacks each group to int8 before it, and the "
+                   "simulation counts that work"));
   if (mr.kv == KvType::int8)
     plan.notes.push_back("kv int8 is memory-only: the memory plan holds int8 K/V (+ an fp16 scale per position and "
                          "head), but no NPU attention schedule reads int8 caches, so the time is the fp16-cache attention's");
