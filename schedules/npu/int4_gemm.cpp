@@ -59,8 +59,8 @@ bool stages_acc(const sim::ArchSpec& arch) {
 }
 
 // What the schedule allocates for tiles (tm, tn, tk) of a K with `groups` groups of G.
-std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool int4, int64_t G, int64_t groups,
-                                                int64_t tm, int64_t tn, int64_t tk, bool db) {
+std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool int4, bool zero_points, int64_t G,
+                                                int64_t groups, int64_t tm, int64_t tn, int64_t tk, bool db) {
   const sim::BufferRoles& r = arch.roles;
   std::vector<sim::PlannedAllocation> v = {
       {r.matrix_a, tm * tk, db},                          // a's K chunk
@@ -68,8 +68,8 @@ std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool 
       {r.matrix_acc, tm * tn * 4, false},                 // one group's int32 products
       {r.vector, tm * tn * 4, false},                     // the fp32 sums
       {r.vector, tn * groups * 4, false},                 // the tile's scales
-      {r.vector, tn * groups, false},                     // and zero points
       {r.vector, tm * 32, false}};                        // its row scales (a 32-byte row each)
+  if (zero_points) v.push_back({r.vector, tn * groups, false});  // and zero points
   if (!int4) v.push_back({r.matrix_b, tn * G, false});  // one unpacked group
   if (int4) v.push_back({r.vector, tm * 4, false});      // the rows' group sums of a
   if (stages_acc(arch)) v.push_back({r.vector, tm * tn * 4, false});
@@ -85,8 +85,8 @@ std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool 
 // one that moves the fewest DRAM bytes (activations reload per N tile, weights per M tile,
 // a DMA setup per transfer counted as bytes), double-buffered when anything fits that way,
 // N balanced across the cores.
-Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int64_t N, int64_t K, int64_t G,
-                            int64_t out_bytes) {
+Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, bool zero_points, int64_t M, int64_t N, int64_t K,
+                            int64_t G, int64_t out_bytes) {
   const Granule g = matrix_granule(arch, int4 ? sim::Dtype::int4 : sim::Dtype::int8);
   const int64_t groups = (K + G - 1) / G, k_full = groups * G;
   const sim::DmaEngine* load = arch.dma.empty() ? nullptr : &arch.dma_for(sim::DmaDirection::in);
@@ -117,7 +117,7 @@ Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int
         for (int64_t tk : tile_halvings(k_full, k_step)) {
           if (tk % G != 0) continue;
           auto fits = [&](int64_t tn) {
-            return sim::fits_buffers(arch, allocations(arch, int4, G, groups, tm, tn, tk, db));
+            return sim::fits_buffers(arch, allocations(arch, int4, zero_points, G, groups, tm, tn, tk, db));
           };
           if (!fits(n_step)) continue;
           int64_t lo = n_step, hi = round_up(N, n_step);  // the widest N tile that fits
@@ -153,15 +153,23 @@ Int4Tiles choose_int4_tiles(const sim::ArchSpec& arch, bool int4, int64_t M, int
 // [N, groups] ((g, n); symmetric weights have zero points of 8 and nibble_xor 0x88: two's
 // complement q becomes q + 8), row_scales fp32 [M, 8] ((i, m): each row's activation scale
 // 8 times: one 32-byte DMA run per row instead of a 4-byte one). Int params G, nibble_xor,
-// tile_m, tile_n, tile_k. Output "int4_gemm_npu" (n, m), tensor y.
-NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, Type out_type, bool double_buffer) {
+// tile_m, tile_n, tile_k. Output "int4_gemm_npu" (n, m), tensor y. Only the int4 variant
+// reads nibble_xor; the unpack of symmetric weights (`zero_points` false) reads no zero
+// points either: it sign-extends the two's complement nibbles itself.
+NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, bool zero_points, Type out_type,
+                                   bool double_buffer) {
   NpuPipeline p;
   p.op = "int4_gemm";
   ImageParam a(Int(8), 2, "a"), w(UInt(8), 2, "w"), gs(Float(32), 2, "group_scales"),
       gz(UInt(8), 2, "group_zero_points"), rs(Float(32), 2, "row_scales");
   Param<int32_t> G("G"), xr("nibble_xor"), tm("tile_m"), tn("tile_n"), tk("tile_k");
-  p.inputs = {a, w, gs, gz, rs};
-  p.ints = {G, xr, tm, tn, tk};
+  // Only the unpack of symmetric weights goes without the zero points (the int4 variant takes
+  // them out through a's group sums, 8 for symmetric ones).
+  const bool uses_zero_points = int4 || zero_points;
+  p.inputs = {a, w, gs, rs};
+  p.ints = {G, tm, tn, tk};
+  if (uses_zero_points) p.inputs.push_back(gz);
+  if (int4) p.ints.push_back(xr);
   const Target portable(Target::Linux, Target::X86, 64);  // no F16C: no linked bitcode needed
   const TailStrategy guard = TailStrategy::GuardWithIf;
   const sim::BufferRoles& roles = arch.roles;
@@ -191,10 +199,18 @@ NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, Type ou
     a_sums(m, g) = 0;
     a_sums(m, g) += select(kr < K, cast<int32_t>(a_tile(kr, m)), 0);
   } else {
-    // d = q − zp in [−15, 15], computed in int8 by the vector unit per group: (h, j, n, g),
-    // byte j of group g (k = g·G + 2·j + h), so the group's zero point is one value per
-    // channel rather than an index computed per nibble.
-    w8(h, j, n, g) = cast<int8_t>(nibble(h, g * (G / 2) + j, n)) - cast<int8_t>(z_tile(g, n));
+    // Each group's weights unpacked to int8 by the vector unit: (h, j, n, g), nibble h of
+    // byte j of group g (k = g·G + 2·j + h). The unsigned-to-signed cast of one width is free.
+    Expr byte = w_tile(g * (G / 2) + j, n);
+    if (zero_points) {
+      // d = q − zp in [−15, 15], the group's zero point one value per channel: 2 operations
+      // a weight (the nibble's mask or shift, the subtraction).
+      w8(h, j, n, g) = cast<int8_t>(select(h == 0, byte & cast<uint8_t>(15), byte >> 4)) - cast<int8_t>(z_tile(g, n));
+    } else {
+      // Symmetric: d = q, the two's complement nibble, sign-extended by arithmetic shifts of
+      // the byte as int8, the low one moved up first: 1.5 operations a weight.
+      w8(h, j, n, g) = select(h == 0, cast<int8_t>(byte << 4) >> 4, cast<int8_t>(byte) >> 4);
+    }
     acc(n, m, g) += select(kr < K, cast<int32_t>(a_tile(kr, m)) * cast<int32_t>(w8(r.x % 2, r.x / 2, n, g)), 0);
   }
   // The vector unit reads the group's products from a buffer it can read.
@@ -217,7 +233,7 @@ NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, Type ou
   p.plan.short_runs(rs_tile, "one activation scale per row of the tile: a decode step's tile has one row");
   // The tile's scales and zero points for all of K: whole rows of [N, groups], one run.
   p.plan.stage(s_tile, roles.vector, LoopLevel(y, mo), false, true);
-  p.plan.stage(z_tile, roles.vector, LoopLevel(y, mo), false, true);
+  if (uses_zero_points) p.plan.stage(z_tile, roles.vector, LoopLevel(y, mo), false, true);
   // K chunks of tile_k (whole groups), each a DMA of a's and the packed weights' chunk; the
   // groups inside a chunk one by one through the matrix unit.
   RVar kc("kc"), gi("gi");
@@ -243,12 +259,15 @@ namespace {
 struct Variant {
   std::string unit;  // auto | matrix
   Type out;
+  bool zero_points = false;  // asymmetric weights
 };
 
+// "unit,out,weights", as s.variant writes it.
 Variant parse_variant(const std::string& v) {
-  const size_t comma = v.find(',');
-  if (comma == std::string::npos) throw std::invalid_argument("int4_gemm: no NPU variant " + v);
-  return {v.substr(0, comma), v.substr(comma + 1) == "float16" ? Float(16) : Float(32)};
+  const size_t a = v.find(','), b = a == std::string::npos ? a : v.find(',', a + 1);
+  if (b == std::string::npos) throw std::invalid_argument("int4_gemm: no NPU variant " + v);
+  return {v.substr(0, a), v.substr(a + 1, b - a - 1) == "float16" ? Float(16) : Float(32),
+          v.substr(b + 1) == "asymmetric"};
 }
 
 }  // namespace
@@ -265,8 +284,14 @@ const NpuSchedule& npu_schedule_int4_gemm() {
     s.knobs = {{"tile_m", 1, 2147483647, "M"}, {"tile_n", 1, 2147483647, "N"}, {"tile_k", 1, 2147483647, "K"}};
     s.sim_params = {{"unit", ParamSpec::Kind::choice, "auto", 0, 0, {"auto", "matrix"},
                      "where the nibbles are multiplied: auto = on the matrix unit where it lists int4, else unpacked "
-                     "to int8 by the vector unit first; matrix = on the matrix unit (a rule error without int4)"}};
-    s.call_params = [](const Call&) { return std::map<std::string, std::string>{{"unit", "auto"}}; };
+                     "to int8 by the vector unit first; matrix = on the matrix unit (a rule error without int4)"},
+                    {"weights", ParamSpec::Kind::choice, "symmetric", 0, 0, {"symmetric", "asymmetric"},
+                     "symmetric (two's complement nibbles) or asymmetric (unsigned nibbles with zero points): "
+                     "the vector unit's unpack differs"}};
+    s.call_params = [](const Call& call) {
+      return std::map<std::string, std::string>{
+          {"unit", "auto"}, {"weights", call.tensors.count("zero_points") ? "asymmetric" : "symmetric"}};
+    };
     s.call_shape = [](const Call& call) {
       return Shape{{"M", call.dim("M")}, {"K", call.dim("K")}, {"N", call.dim("N")}, {"G", call.params.integer("group")}};
     };
@@ -274,15 +299,17 @@ const NpuSchedule& npu_schedule_int4_gemm() {
       const int64_t G = shape.at("G");
       if (G != 32 && G != 64 && G != 128)
         throw std::invalid_argument("int4_gemm: G = " + std::to_string(G) + ": must be 32, 64 or 128");
-      return p.choice("unit") + "," + p.choice("out");
+      return p.choice("unit") + "," + p.choice("out") + "," + p.choice("weights");
     };
     s.build = [](const sim::ArchSpec& arch, const std::string& variant, const Knobs& fixed) {
       const Variant v = parse_variant(variant);
-      return int4_gemm_npu_pipeline(arch, int4_on_matrix(arch, v.unit), v.out, fixed.at("double_buffer") != 0);
+      return int4_gemm_npu_pipeline(arch, int4_on_matrix(arch, v.unit), v.zero_points, v.out,
+                                    fixed.at("double_buffer") != 0);
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
       const Variant v = parse_variant(variant);
-      const Int4Tiles t = choose_int4_tiles(arch, int4_on_matrix(arch, v.unit), shape.at("M"), shape.at("N"),
+      const bool int4 = int4_on_matrix(arch, v.unit);
+      const Int4Tiles t = choose_int4_tiles(arch, int4, int4 || v.zero_points, shape.at("M"), shape.at("N"),
                                             shape.at("K"), shape.at("G"), v.out.bytes());
       return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"double_buffer", t.double_buffer}};
     };
