@@ -25,6 +25,15 @@
 # runtime/ (the Halide ops, golden); later directories read npukit_operators().
 function(npukit_operator OP)
   set_property(GLOBAL APPEND PROPERTY NPUKIT_OPERATORS ${OP})
+  # The files of the layout before the sections (no build compiles them any more).
+  npukit_op_files(stale ops/${OP}.cpp ops/${OP}_generator.cpp golden/${OP}.cpp golden/${OP}_cases.cpp
+                  tools/gate/hooks/${OP}.cpp)
+  if (stale)
+    list(TRANSFORM stale REPLACE "^${PROJECT_SOURCE_DIR}/" "")
+    message(FATAL_ERROR "operator ${OP}: ${stale} would not be compiled: the algorithm and its Generators go in "
+                        "ops/${OP}.h (section NPUKIT_ALGORITHM_${OP}), the golden, its cases and the gate's hooks in "
+                        "golden/${OP}.h (NPUKIT_GOLDEN_${OP}, NPUKIT_GATE_HOOKS_${OP}); cmake/NpukitOperators.cmake")
+  endif ()
   if (TARGET npukit_halide_ops)  # not in a tree with prebuilt kernels
     npukit_op_file(algorithm ${OP} ops/${OP}.h "its algorithm")
     npukit_op_unit(unit ${OP} ops/${OP}.h NPUKIT_ALGORITHM_${OP})
