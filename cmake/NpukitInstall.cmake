@@ -52,6 +52,7 @@ foreach (h IN LISTS _npukit_sdk_headers)
 endforeach ()
 install(FILES ${CMAKE_BINARY_DIR}/generated/npukit/kit_version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npukit)
 install(FILES ${CMAKE_CURRENT_LIST_DIR}/NpukitOperatorPlugin.cmake ${CMAKE_CURRENT_LIST_DIR}/NpukitKernels.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/NpukitSections.cmake
               ${CMAKE_CURRENT_LIST_DIR}/NpukitPrebuiltKernels.cmake ${CMAKE_CURRENT_LIST_DIR}/npukit_operator_plugin.map
         DESTINATION ${NPUKIT_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/npukitConfig.cmake.in

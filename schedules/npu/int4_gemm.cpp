@@ -58,6 +58,10 @@ bool stages_acc(const sim::ArchSpec& arch) {
   return acc && !acc->read_by(sim::Unit::vector);
 }
 
+// Whether the schedule stages the zero points: the int4 variant takes them out through a's
+// group sums (8 for symmetric weights); only the unpack of symmetric weights goes without.
+bool stages_zero_points(bool int4, bool zero_points) { return int4 || zero_points; }
+
 // What the schedule allocates for tiles (tm, tn, tk) of a K with `groups` groups of G.
 std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool int4, bool zero_points, int64_t G,
                                                 int64_t groups, int64_t tm, int64_t tn, int64_t tk, bool db) {
@@ -69,7 +73,7 @@ std::vector<sim::PlannedAllocation> allocations(const sim::ArchSpec& arch, bool 
       {r.vector, tm * tn * 4, false},                     // the fp32 sums
       {r.vector, tn * groups * 4, false},                 // the tile's scales
       {r.vector, tm * 32, false}};                        // its row scales (a 32-byte row each)
-  if (zero_points) v.push_back({r.vector, tn * groups, false});  // and zero points
+  if (stages_zero_points(int4, zero_points)) v.push_back({r.vector, tn * groups, false});  // and zero points
   if (!int4) v.push_back({r.matrix_b, tn * G, false});  // one unpacked group
   if (int4) v.push_back({r.vector, tm * 4, false});      // the rows' group sums of a
   if (stages_acc(arch)) v.push_back({r.vector, tm * tn * 4, false});
@@ -163,9 +167,7 @@ NpuPipeline int4_gemm_npu_pipeline(const sim::ArchSpec& arch, bool int4, bool ze
   ImageParam a(Int(8), 2, "a"), w(UInt(8), 2, "w"), gs(Float(32), 2, "group_scales"),
       gz(UInt(8), 2, "group_zero_points"), rs(Float(32), 2, "row_scales");
   Param<int32_t> G("G"), xr("nibble_xor"), tm("tile_m"), tn("tile_n"), tk("tile_k");
-  // Only the unpack of symmetric weights goes without the zero points (the int4 variant takes
-  // them out through a's group sums, 8 for symmetric ones).
-  const bool uses_zero_points = int4 || zero_points;
+  const bool uses_zero_points = stages_zero_points(int4, zero_points);
   p.inputs = {a, w, gs, rs};
   p.ints = {G, tm, tn, tk};
   if (uses_zero_points) p.inputs.push_back(gz);
@@ -308,9 +310,8 @@ const NpuSchedule& npu_schedule_int4_gemm() {
     };
     s.choose = [](const sim::ArchSpec& arch, const std::string& variant, const Shape& shape) {
       const Variant v = parse_variant(variant);
-      const bool int4 = int4_on_matrix(arch, v.unit);
-      const Int4Tiles t = choose_int4_tiles(arch, int4, int4 || v.zero_points, shape.at("M"), shape.at("N"),
-                                            shape.at("K"), shape.at("G"), v.out.bytes());
+      const Int4Tiles t = choose_int4_tiles(arch, int4_on_matrix(arch, v.unit), v.zero_points, shape.at("M"),
+                                            shape.at("N"), shape.at("K"), shape.at("G"), v.out.bytes());
       return Knobs{{"tile_m", t.m}, {"tile_n", t.n}, {"tile_k", t.k}, {"double_buffer", t.double_buffer}};
     };
     s.extra_extents = [](const Shape& shape) {
