@@ -20,6 +20,9 @@
 namespace npukit::gate {
 namespace {
 
+// A case's expected outputs in double, by output name (GateHooks::reference).
+using Expected = std::map<std::string, std::vector<double>>;
+
 struct Group {
   const OpSpec* op;
   const GateHooks* hooks;
@@ -58,10 +61,9 @@ int severity(golden::Status s) {
 }
 
 // `written` holds every tensor the kernel wrote: outputs and in/out tensors alike.
-void check_outputs(const GateHooks& hooks, const golden::Case& c,
+void check_outputs(const GateHooks& hooks, const golden::Case& c, const Expected& expected,
                    const std::map<std::string, const golden::GuardedBuffer*>& written,
                    const std::map<std::string, OutputInfo>& out_info, CaseResult& r) {
-  const auto expected = hooks.reference(c);
   r.status = golden::Status::pass;
   for (const auto& [name, info] : out_info) {
     const golden::GuardedBuffer& buf = *written.at(name);
@@ -131,7 +133,41 @@ bool repeats_agree(const Group& g, const Call& call, std::map<std::string, golde
   return true;
 }
 
-CaseResult run_case(const Group& g, int index, const golden::Case& c) {
+// The cases of one op, dtype and input class, and their references, made once for every
+// target gated on them: run() puts a triple's groups next to each other, and making cases
+// and references is most of a CPU target's gate time (and the same for every target).
+class GoldenCache {
+ public:
+  const std::vector<golden::Case>& cases(const Group& g) {
+    if (!(valid_ && hooks_ == g.hooks && dtype_ == g.dtype && class_ == g.input_class)) {
+      valid_ = false;
+      references_.clear();
+      cases_ = g.hooks->cases(g.input_class, g.dtype);  // may throw NotWritten: nothing kept
+      hooks_ = g.hooks;
+      dtype_ = g.dtype;
+      class_ = g.input_class;
+      valid_ = true;
+    }
+    return cases_;
+  }
+  // Case `index` of the last cases(): its reference, computed on first use.
+  const Expected& reference(int index) {
+    auto it = references_.find(index);
+    if (it == references_.end())
+      it = references_.emplace(index, hooks_->reference(cases_.at(static_cast<size_t>(index)))).first;
+    return it->second;
+  }
+
+ private:
+  bool valid_ = false;
+  const GateHooks* hooks_ = nullptr;
+  DType dtype_ = DType::float32;
+  golden::InputClass class_{};
+  std::vector<golden::Case> cases_;
+  std::map<int, Expected> references_;
+};
+
+CaseResult run_case(const Group& g, int index, const golden::Case& c, GoldenCache& golden_cache) {
   CaseResult r;
   r.op = g.op->name;
   r.target = g.target;
@@ -206,7 +242,7 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
       r.metric = "guard";
       r.summary = "write outside the tensor";
     } else if (agree) {
-      check_outputs(*g.hooks, c, written, out_info, r);
+      check_outputs(*g.hooks, c, golden_cache.reference(index), written, out_info, r);
     }
   } catch (const golden::NotWritten& e) {
     r.status = golden::Status::fail;
@@ -230,11 +266,11 @@ CaseResult run_case(const Group& g, int index, const golden::Case& c) {
 
 CaseResult crash_result(const Group& g, const std::string& why);
 
-std::vector<CaseResult> run_group(const Group& g, int case_index) {
+std::vector<CaseResult> run_group(const Group& g, int case_index, GoldenCache& golden_cache) {
   std::vector<CaseResult> results;
-  std::vector<golden::Case> cases;
+  const std::vector<golden::Case>* cases = nullptr;
   try {
-    cases = g.hooks->cases(g.input_class, g.dtype);
+    cases = &golden_cache.cases(g);
   } catch (const golden::NotWritten& e) {  // the cases are a stub too: one result says so
     CaseResult r = crash_result(g, e.what());
     r.status = golden::Status::fail;
@@ -242,9 +278,9 @@ std::vector<CaseResult> run_group(const Group& g, int case_index) {
     r.summary = "golden cases not written";
     return {r};
   }
-  for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
+  for (int i = 0; i < static_cast<int>(cases->size()); ++i) {
     if (case_index >= 0 && i != case_index) continue;
-    results.push_back(run_case(g, i, cases[i]));
+    results.push_back(run_case(g, i, (*cases)[i], golden_cache));
   }
   return results;
 }
@@ -288,12 +324,13 @@ bool run_in_child(const std::vector<Group>& groups, size_t from, int case_index,
   }
   if (pid == 0) {
     close(fds[0]);
+    GoldenCache golden_cache;
     for (size_t i = from; i < groups.size(); ++i) {
       std::string text;
       bool stop = false;
       try {
         nlohmann::json arr = nlohmann::json::array();
-        const std::vector<CaseResult> results = run_group(groups[i], case_index);
+        const std::vector<CaseResult> results = run_group(groups[i], case_index, golden_cache);
         for (const CaseResult& r : results) arr.push_back(to_json(r));
         text = arr.dump() + "\n";
         stop = takes_down_the_process(results);
@@ -340,8 +377,9 @@ std::vector<CaseResult> run_groups_isolated(const std::vector<Group>& groups, in
     std::string why;
     std::vector<std::string> lines;
     if (!run_in_child(groups, next, case_index, lines, why)) {  // no child: in this process
+      GoldenCache golden_cache;
       for (; next < groups.size(); ++next) {
-        auto part = run_group(groups[next], case_index);
+        auto part = run_group(groups[next], case_index, golden_cache);
         results.insert(results.end(), part.begin(), part.end());
       }
       break;
@@ -386,27 +424,28 @@ std::vector<CaseResult> run(const std::vector<const OpSpec*>& ops, const Options
 
 std::vector<CaseResult> run(const std::vector<GatedOp>& ops, const Options& options) {
   const std::vector<std::string> targets = options.targets.empty() ? std::vector<std::string>{"cpu"} : options.targets;
-  std::vector<Group> groups;
+  std::vector<Group> groups;  // targets innermost: they share a triple's cases (GoldenCache)
   for (const GatedOp& op : ops) {
     if (!selected(options.ops, op.spec->name)) continue;
-    for (const std::string& target : targets) {
-      const auto flags = options.target_flags.find(target);
-      const std::string target_flags = flags == options.target_flags.end() ? "--target " + target : flags->second;
-      const auto op_flags = options.op_flags.find(op.spec->name);
-      const std::string op_flag_text = op_flags == options.op_flags.end() ? "" : op_flags->second + " ";
-      for (DType dtype : op.hooks->dtypes) {
-        if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
-        for (const auto& [cls, name] : golden::kInputClasses) {
-          if (selected(options.classes, std::string(name)))
-            groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags, op_flag_text});
+    const auto op_flags = options.op_flags.find(op.spec->name);
+    const std::string op_flag_text = op_flags == options.op_flags.end() ? "" : op_flags->second + " ";
+    for (DType dtype : op.hooks->dtypes) {
+      if (!selected(options.dtypes, std::string(dtype_name(dtype)))) continue;
+      for (const auto& [cls, name] : golden::kInputClasses) {
+        if (!selected(options.classes, std::string(name))) continue;
+        for (const std::string& target : targets) {
+          const auto flags = options.target_flags.find(target);
+          const std::string target_flags = flags == options.target_flags.end() ? "--target " + target : flags->second;
+          groups.push_back(Group{op.spec, op.hooks, target, dtype, cls, options.repeat, target_flags, op_flag_text});
         }
       }
     }
   }
   if (options.isolate) return run_groups_isolated(groups, options.case_index);
   std::vector<CaseResult> results;
+  GoldenCache golden_cache;
   for (const Group& g : groups) {
-    auto part = run_group(g, options.case_index);
+    auto part = run_group(g, options.case_index, golden_cache);
     results.insert(results.end(), part.begin(), part.end());
   }
   return results;
