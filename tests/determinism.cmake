@@ -6,3 +6,4 @@
 # and on 2 threads (--repeat 2): their first compile is most of their time.
 add_test(NAME gate_repeat_cpu COMMAND $<TARGET_FILE:npukit> gate --target cpu --repeat 10)
 add_test(NAME gate_repeat_cpu_tiers COMMAND $<TARGET_FILE:npukit> gate --target cpu:avx2 --target cpu:sse41 --repeat 3)
+set_tests_properties(gate_repeat_cpu gate_repeat_cpu_tiers PROPERTIES COST 30)

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -22,9 +23,10 @@ namespace {
 // every run take the cold-compile path, the one that crashes when this is wrong.
 bool load_pocl() {
   static const bool loaded = [] {
-    char dir[] = "/tmp/npukit_pocl_cache_XXXXXX";
+    static char dir[] = "/tmp/npukit_pocl_cache_XXXXXX";
     if (!mkdtemp(dir)) return false;
     setenv("POCL_CACHE_DIR", dir, 1);
+    std::atexit([] { std::filesystem::remove_all(dir); });  // PoCL's binaries: megabytes a run
     return dlopen("libpocl.so.2", RTLD_NOW | RTLD_DEEPBIND | RTLD_GLOBAL) != nullptr;
   }();
   return loaded;
