@@ -163,6 +163,34 @@ TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
   EXPECT_NE(std::string(npukit_last_error()).find("target 'gpu-opencl' takes host tensors only"), std::string::npos);
 }
 
+// per_token_quant takes CUDA tensors on gpu-cuda (the activation side of an int8 layer whose
+// activations live on the GPU): nothing is read through the device pointers before the
+// device is looked for, which without a CUDA driver is where the call stops. int8_gemm,
+// which packs its weights on the host, still refuses them by name.
+TEST(CApi, PerTokenQuantTakesCudaTensors) {
+  const bool has_driver = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) dlclose(lib);
+    return lib != nullptr;
+  }();
+  if (has_driver) GTEST_SKIP() << "not runnable here: a CUDA driver is present, and these fake device pointers would reach it (bench/gpu/run_device.sh runs real ones)";
+  std::vector<int64_t> as{2, 64}, ss{2};
+  DLTensor a{reinterpret_cast<void*>(0x10000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as.data(), nullptr, 0};
+  DLTensor q{reinterpret_cast<void*>(0x20000), {kDLCUDA, 0}, 2, {kDLInt, 8, 1}, as.data(), nullptr, 0};
+  DLTensor s{reinterpret_cast<void*>(0x30000), {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, ss.data(), nullptr, 0};
+  const npukit_tensor tensors[] = {{"a", &a}, {"q", &q}, {"scale", &s}};
+  EXPECT_EQ(npukit_run("per_token_quant", "gpu-cuda", tensors, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+
+  std::vector<int64_t> ws{8, 64}, ys{2, 8};
+  DLTensor w{reinterpret_cast<void*>(0x40000), {kDLCUDA, 0}, 2, {kDLInt, 8, 1}, ws.data(), nullptr, 0};
+  DLTensor y{reinterpret_cast<void*>(0x50000), {kDLCUDA, 0}, 2, {kDLInt, 32, 1}, ys.data(), nullptr, 0};
+  const npukit_tensor gemm[] = {{"a", &q}, {"w", &w}, {"y", &y}};
+  EXPECT_EQ(npukit_run("int8_gemm", "gpu-cuda", gemm, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("int8_gemm reads tensor data on the host"), std::string::npos)
+      << npukit_last_error();
+}
+
 // Every declared operator (NPUKIT_OPERATOR_NAMES, tests/CMakeLists.txt), in order, listed and
 // described under its own name: what hosts build their bindings from.
 TEST(CApi, ListsAndDescribesEveryDeclaredOp) {
