@@ -139,14 +139,13 @@ bool repeats_agree(const Group& g, const Call& call, std::map<std::string, golde
 class GoldenCache {
  public:
   const std::vector<golden::Case>& cases(const Group& g) {
-    if (!(valid_ && hooks_ == g.hooks && dtype_ == g.dtype && class_ == g.input_class)) {
-      valid_ = false;
+    if (hooks_ != g.hooks || dtype_ != g.dtype || class_ != g.input_class) {
+      hooks_ = nullptr;  // holds nothing until the cases are made
       references_.clear();
       cases_ = g.hooks->cases(g.input_class, g.dtype);  // may throw NotWritten: nothing kept
       hooks_ = g.hooks;
       dtype_ = g.dtype;
       class_ = g.input_class;
-      valid_ = true;
     }
     return cases_;
   }
@@ -159,8 +158,7 @@ class GoldenCache {
   }
 
  private:
-  bool valid_ = false;
-  const GateHooks* hooks_ = nullptr;
+  const GateHooks* hooks_ = nullptr;  // whose cases_ these are; nullptr: none
   DType dtype_ = DType::float32;
   golden::InputClass class_{};
   std::vector<golden::Case> cases_;
