@@ -17,6 +17,18 @@
 
 namespace {
 
+// Whether this machine has a CUDA driver (libcuda), which the kit loads at its first GPU call.
+bool cuda_driver_present() {
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib) dlclose(lib);
+  return lib != nullptr;
+}
+
+// Tests that pass fake device pointers: they must stop at the missing device.
+constexpr const char* kFakePointersNeedNoDriver =
+    "not runnable here: a CUDA driver is present, and these fake device pointers would reach it "
+    "(bench/gpu/run_device.sh runs real ones)";
+
 DLTensor f32_tensor(float* data, std::vector<int64_t>& shape) {
   DLTensor t{};
   t.data = data;
@@ -120,8 +132,7 @@ TEST(CApi, RunsOnGpuTargets) {
     for (int i = 0; i < 40; ++i) EXPECT_NEAR(y[r * 40 + i], x[r * 40 + i] / std::sqrt(ss / 40 + 1e-6) * 0.5, 1e-5);
   }
   const npukit_status cuda = npukit_run("rms_norm", "gpu-cuda", tensors, 3, params, 1);
-  if (void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-    dlclose(lib);
+  if (cuda_driver_present()) {
     EXPECT_EQ(cuda, NPUKIT_OK) << npukit_last_error();
   } else {
     EXPECT_EQ(cuda, NPUKIT_UNSUPPORTED);
@@ -145,12 +156,7 @@ TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
   DLTensor q = device(0x10000, qs, f32), k = device(0x20000, cs, f32), v = device(0x30000, cs, f32),
            p = device(0x40000, ps, i32), o = device(0x50000, qs, f32);
   const npukit_tensor tensors[] = {{"q", &q}, {"k_cache", &k}, {"v_cache", &v}, {"positions", &p}, {"o", &o}};
-  const bool has_driver = [] {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) dlclose(lib);
-    return lib != nullptr;
-  }();
-  if (has_driver) GTEST_SKIP() << "not runnable here: a CUDA driver is present, and these fake device pointers would reach it (bench/gpu/run_device.sh runs real ones)";
+  if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   EXPECT_EQ(npukit_run("attention", "gpu-cuda", tensors, 5, nullptr, 0), NPUKIT_UNSUPPORTED);
   EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
   npukit_op* op = npukit_op_create("attention", "gpu-cuda", nullptr, 0);
@@ -168,12 +174,7 @@ TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
 // device is looked for, which without a CUDA driver is where the call stops. int8_gemm,
 // which packs its weights on the host, still refuses them by name.
 TEST(CApi, PerTokenQuantTakesCudaTensors) {
-  const bool has_driver = [] {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) dlclose(lib);
-    return lib != nullptr;
-  }();
-  if (has_driver) GTEST_SKIP() << "not runnable here: a CUDA driver is present, and these fake device pointers would reach it (bench/gpu/run_device.sh runs real ones)";
+  if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   std::vector<int64_t> as{2, 64}, ss{2};
   DLTensor a{reinterpret_cast<void*>(0x10000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as.data(), nullptr, 0};
   DLTensor q{reinterpret_cast<void*>(0x20000), {kDLCUDA, 0}, 2, {kDLInt, 8, 1}, as.data(), nullptr, 0};
