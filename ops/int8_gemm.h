@@ -144,7 +144,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   // The avx512_amx tier (cmake/NpukitKernels.cmake sets it): AMX tile matmuls. Its Halide
   // target is the avx512_vnni tier's (Halide 14 has no AMX feature of its own).
   GeneratorParam<bool> amx{"amx", false};
-  Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M)
+  Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M); GPU: (K, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
   Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)
   Input<int32_t> a_zero_point{"a_zero_point"};
@@ -156,8 +156,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     w_packed.dim(1).set_extent(16).set_stride(4);
     const Halide::Target target = get_target();
     // The GPU schedules stage whole tiles and K chunks, boxes that reach past the buffers'
-    // edges (rows past M, groups past k_pad): read through clamps there. The values read
-    // past the edges are never accumulated.
+    // edges (rows past M, groups past k_pad): read through boundary conditions there.
     const bool gpu = target.has_gpu_feature();
     if (amx) {
       if (gpu || !target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
@@ -173,12 +172,18 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       return;  // scheduled in schedule(), which may add the lowering pass
     }
     Halide::Func a_in = a, w_in = w_packed;
+    // The CPU kernels read `a` padded to k_pad by the caller. The GPU kernels take it as the
+    // caller holds it (a framework's device tensor, which npukit cannot pad without a copy):
+    // k_pad comes from the weights, and `a` reads as zeros past K (the weights' padding is
+    // zero, so those products vanish) and past M.
+    Halide::Expr k_pad = a.dim(0).extent();
     if (gpu) {
-      a_in = Halide::BoundaryConditions::repeat_edge(a);
+      a_in = Halide::BoundaryConditions::constant_exterior(a, Halide::cast<int8_t>(0));
       w_in = Halide::BoundaryConditions::repeat_edge(w_packed);
+      k_pad = w_packed.dim(2).extent() * 4;
     }
     const bool pairwise = !gpu && schedules::cpu::sums_in_pairs(shape, target);
-    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a_in, w_in, w_sums, a.dim(0).extent(), a_zero_point, pairwise);
+    ops::Int8GemmAcc g = ops::define_int8_gemm_acc(a_in, w_in, w_sums, k_pad, a_zero_point, pairwise);
     acc = g.acc;
     ops::set_mins_to_zero(acc);
     if (gpu) {

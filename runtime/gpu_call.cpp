@@ -1,16 +1,19 @@
 #include "runtime/gpu_call.h"
 
 #include "HalideRuntimeCuda.h"
+#include "HalideRuntimeOpenCL.h"
 
 namespace npukit {
 
 GpuBuffers::~GpuBuffers() {
   for (Entry& e : entries_) {
     halide_buffer_t* b = e.buffer.get();
-    if (e.wrapped) {
-      halide_cuda_detach_device_ptr(&free_ctx_, b);  // the caller's memory: never freed here
-    } else if (b->device) {
-      halide_device_free(&free_ctx_, b);
+    if (!e.wrapped) {
+      if (b->device) halide_device_free(&free_ctx_, b);
+    } else if (family_ == "gpu-cuda") {
+      halide_cuda_detach_device_ptr(&free_ctx_, b);
+    } else {
+      halide_opencl_detach_cl_mem(&free_ctx_, b);
     }
   }
 }
@@ -19,12 +22,17 @@ halide_buffer_t* GpuBuffers::add(const TensorView& t, bool read, bool written) {
   Entry& e = entries_.emplace_back(t);
   halide_buffer_t* b = e.buffer.get();
   if (fp16_as_bits_ && b->type == halide_type_t(halide_type_float, 16)) b->type = halide_type_t(halide_type_uint, 16);
-  if (t.memory == TensorView::Memory::cuda) {
-    // A device tensor: no host side, nothing to copy either way.
-    b->host = nullptr;
-    if (const int status = halide_cuda_wrap_device_ptr(&free_ctx_, b, reinterpret_cast<uint64_t>(t.data)); status != 0) {
-      check_halide_status(status, free_ctx_, "wrapping CUDA device pointer");
+  if (t.memory != TensorView::Memory::host) {
+    // Device memory: no host side, nothing to copy either way.
+    const bool cuda = family_ == "gpu-cuda";
+    if (t.memory != (cuda ? TensorView::Memory::cuda : TensorView::Memory::opencl)) {
+      fail(Errc::internal, "a {} kernel was given device memory of another GPU API", family_);
     }
+    b->host = nullptr;
+    const auto handle = reinterpret_cast<uint64_t>(t.data);
+    const int status = cuda ? halide_cuda_wrap_device_ptr(&free_ctx_, b, handle)
+                            : halide_opencl_wrap_cl_mem(&free_ctx_, b, handle);
+    if (status != 0) check_halide_status(status, free_ctx_, "wrapping device memory", family_);
     e.wrapped = true;
     return b;
   }

@@ -1,7 +1,8 @@
 // Calling ahead-of-time GPU kernels (cmake/NpukitGpuKernels.cmake writes their tables) on
 // host tensors: inputs are marked host-dirty so that the kernel copies them to the device,
 // outputs and inout tensors are copied back to the host after it, and every device
-// allocation is freed when the call ends, also when it fails.
+// allocation is freed when the call ends, also when it fails. Tensors already in the
+// family's device memory (a caller's kDLCUDA tensor, runtime/gpu_memory.h) pass as they are.
 #pragma once
 
 #include <deque>
@@ -36,7 +37,7 @@ struct GpuKernel {
 // The buffers of one GPU kernel call and their trips to and from the device.
 class GpuBuffers {
  public:
-  explicit GpuBuffers(bool fp16_as_bits) : fp16_as_bits_(fp16_as_bits) {}
+  GpuBuffers(std::string_view family, bool fp16_as_bits) : family_(family), fp16_as_bits_(fp16_as_bits) {}
   GpuBuffers(const GpuBuffers&) = delete;
   GpuBuffers& operator=(const GpuBuffers&) = delete;
   ~GpuBuffers();  // frees the device allocations
@@ -54,10 +55,11 @@ class GpuBuffers {
     explicit Entry(const TensorView& t) : buffer(t) {}
     HalideBuffer buffer;
     bool written = false;  // a host tensor to copy back
-    bool wrapped = false;  // a CUDA device tensor of the caller's
+    bool wrapped = false;  // device memory: the caller's or npukit's own, never freed here
   };
   halide_buffer_t* add(const TensorView& t, bool read, bool written);
 
+  std::string_view family_;
   bool fp16_as_bits_;
   std::deque<Entry> entries_;  // a deque: the halide_buffer_t pointers handed out stay valid
   HalideCallContext free_ctx_;
@@ -82,7 +84,7 @@ class GpuCall {
  public:
   template <size_t N>
   GpuCall(const GpuKernel<Fn, N>& kernel, const std::string& family)
-      : variant_(pick_gpu_variant(kernel, family)), kernel_(kernel.name), buffers_(variant_.fp16_as_bits) {}
+      : variant_(pick_gpu_variant(kernel, family)), kernel_(kernel.name), buffers_(variant_.family, variant_.fp16_as_bits) {}
 
   halide_buffer_t* in(const TensorView& t) { return buffers_.in(t); }
   halide_buffer_t* out(const TensorView& t) { return buffers_.out(t); }

@@ -51,13 +51,32 @@ int64_t int8_k_limit(int32_t zp) {
   return limit;
 }
 
+Int8WeightViews int8_weight_views(const layouts::PackedInt8Weights& w) {
+  return {TensorView{const_cast<int8_t*>(w.bytes()), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}},
+          TensorView{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}}};
+}
+
+void int8_gemm_accumulate_gpu(const TensorView& a, const Int8WeightViews& w, int32_t a_zero_point,
+                              const TensorView& acc, const std::string& family) {
+  Call where;  // only the target matters to call_kernel
+  where.target = family;
+  if (a.shape.at(0) > 1) {
+    call_kernel(kernels::int8_gemm_acc_prefill_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, Out{acc});
+  } else {
+    call_kernel(kernels::int8_gemm_acc_decode_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, Out{acc});
+  }
+}
+
 void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights& w, int32_t a_zero_point,
                           const TensorView& acc, std::string_view forced_tier, std::string_view family,
                           ScratchFrame* scratch) {
   const int64_t m = a.shape.at(0), k = a.shape.at(1);
   if (k != w.k) fail(Errc::internal, "int8_gemm: a has K = {}, packed weights {}", k, w.k);
-  const bool gpu = is_gpu_family(family);
-  const std::string_view tier = gpu ? forced_tier : accumulation_tier(m, forced_tier);
+  if (is_gpu_family(family)) {
+    int8_gemm_accumulate_gpu(a, int8_weight_views(w), a_zero_point, acc, std::string(family));
+    return;
+  }
+  const std::string_view tier = accumulation_tier(m, forced_tier);
   const bool amx = tier == "avx512_amx", prefill = m > 1;
   // The kernels read whole groups of 4 k and, for prefill, whole row tiles; the weights'
   // padding is zero and extra rows are never stored, so the padding only needs to be
@@ -75,23 +94,14 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
     }
     a_view = TensorView{padded, DType::int8, {m_pad, w.k_pad}, {}};
   }
-  const TensorView packed{w.bytes(), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}};
-  const TensorView sums{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}};
+  const Int8WeightViews wv = int8_weight_views(w);
   Call where;  // only the target and tier matter to call_kernel
-  where.target = std::string(family);
+  where.target = "cpu";
   where.tier = std::string(tier);
-  auto run = [&](auto gpu) {
-    constexpr bool Gpu = decltype(gpu)::value;
-    if (prefill) {
-      call_kernel(NPUKIT_TABLE(Gpu, int8_gemm_acc_prefill), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
-    } else {
-      call_kernel(NPUKIT_TABLE(Gpu, int8_gemm_acc_decode), where, In{a_view}, In{packed}, In{sums}, a_zero_point, Out{acc});
-    }
-  };
-  if (gpu) {
-    run(std::true_type{});
+  if (prefill) {
+    call_kernel(kernels::int8_gemm_acc_prefill, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, Out{acc});
   } else {
-    run(std::false_type{});
+    call_kernel(kernels::int8_gemm_acc_decode, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, Out{acc});
   }
 }
 

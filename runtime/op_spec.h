@@ -54,9 +54,14 @@ class ScratchArena;
 // A constant input packed once by a prepared op (npukit_op_set_constant): `value` is what
 // the kernel reads instead of the tensor; `bytes` is memory of the op's own, at least the
 // tensor's size, that stands for the tensor in validation (overlap checks; never read).
+class GpuConstantCopies;
 struct PackedConstant {
+  PackedConstant() = default;
+  PackedConstant(std::shared_ptr<const void> value_, const void* bytes_) : value(std::move(value_)), bytes(bytes_) {}
   std::shared_ptr<const void> value;
   const void* bytes = nullptr;
+  // A GPU prepared op's device copies of `value`'s parts (runtime/gpu_memory.h).
+  std::shared_ptr<GpuConstantCopies> gpu;
 };
 using PackedConstants = std::map<std::string, PackedConstant, NameLess>;
 
@@ -131,8 +136,9 @@ struct OpSpec {
   std::map<std::string, KernelFn> kernels;  // by target family: "cpu", "gpu-opencl", ...
   std::vector<std::string> cpu_tiers;       // the tiers its CPU kernels ship, best first
   // Its gpu-cuda kernel takes CUDA device tensors without copies: its check and its kernel
-  // read no tensor data on the host (packing weights), other than the tensors marked
-  // host_data, which are copied to the host (a few bytes: positions).
+  // read no tensor data on the host, other than the tensors marked host_data, which are
+  // copied to the host first (attention's positions; int8_gemm's scales, bias, and w unless
+  // a prepared op holds it as a constant).
   bool cuda_tensors = false;
   // Inputs a prepared op may hold constant (weights), each with the packing step the kernel
   // would otherwise repeat on every call; it gets a tensor already checked against its spec.

@@ -6,7 +6,9 @@
 #include "runtime/bind.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
+#include "runtime/gpu_call.h"
 #include "runtime/gpu_device.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/registry.h"
 #include "runtime/scratch_arena.h"
 #include "runtime/text.h"
@@ -176,6 +178,8 @@ void PreparedOp::set_constant(const char* name, const DLTensor* tensor) {
   }
   check_tensor(op_, op_.tensors[slot], v);
   PackedConstant p = packer->second(v);
+  // Uploaded at the first run that reads them, then kept on the device with the constant.
+  if (is_gpu_family(prototype_.target)) p.gpu = std::make_shared<GpuConstantCopies>(prototype_.target);
   constants_[slot] = Constant{v.dtype, v.shape, v.numel() * static_cast<int64_t>(dtype_size(v.dtype)),
                               static_cast<const char*>(p.bytes)};
   packed_[name] = std::move(p);

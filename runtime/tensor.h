@@ -13,9 +13,11 @@
 namespace npukit {
 
 struct TensorView {
-  // Where `data` points: host memory, or CUDA device memory (a kDLCUDA DLPack tensor, which
-  // only target gpu-cuda takes, and only for ops that read no tensor data on the host).
-  enum class Memory { host, cuda };
+  // Where `data` points: host memory, CUDA device memory (a kDLCUDA DLPack tensor, which
+  // only target gpu-cuda takes, and only for ops that read no tensor data on the host; or
+  // npukit's own, runtime/gpu_memory.h), or an OpenCL buffer (`data` is its cl_mem; npukit's
+  // own only).
+  enum class Memory { host, cuda, opencl };
   void* data = nullptr;
   DType dtype = DType::float32;
   Dims shape;    // outermost first, as numpy and DLPack order it

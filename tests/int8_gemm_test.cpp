@@ -12,6 +12,7 @@
 #include "runtime/bind.h"
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/registry.h"
 #include "tests/gate_matrix.h"
@@ -263,6 +264,52 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
     }
   }
   if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 21 shapes, the refusal checked instead";
+}
+
+// On a GPU target a prepared op's packed weights are uploaded at its first run and read
+// from the device after that: the host copy is scribbled over between runs and the results
+// stay exact. `a` goes to the kernels as given (K = 37, no padded copy); the prefill run's
+// float output reads the int32 accumulator from device scratch.
+TEST(Int8GemmGpu, PreparedWeightsStayOnTheDevice) {
+  std::mt19937 rng(17);
+  const int64_t n = 20, k = 37;
+  std::vector<int8_t> w(n * k);
+  for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+  auto packed = std::make_shared<layouts::PackedInt8Weights>(layouts::pack_int8_weights(w.data(), n, k));
+  PackedConstants constants;
+  constants["w"] = PackedConstant(packed, packed->bytes());
+  auto copies = std::make_shared<GpuConstantCopies>("gpu-opencl");
+  constants["w"].gpu = copies;
+  const OpSpec& spec = find_op("int8_gemm");
+  for (int64_t m : {3, 1}) {
+    std::vector<int8_t> a(m * k);
+    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    std::vector<int32_t> want(m * n);
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        for (int64_t i = 0; i < k; ++i) want[r * n + c] += (a[r * k + i] - 2) * w[c * k + i];
+      }
+    }
+    std::vector<int32_t> y(m * n, -1);
+    std::vector<float> yf(m * n, -1.0f), w_scale(n, 0.5f);
+    TensorMap t{{"a", {a.data(), DType::int8, {m, k}, {}}},
+                {"w", {w.data(), DType::int8, {n, k}, {}}},
+                {"w_scale", {w_scale.data(), DType::float32, {n}, {}}},
+                {"y", {y.data(), DType::int32, {m, n}, {}}}};
+    Call call = bind_call(spec, "gpu-opencl", t, {{"a_zero_point", "2"}});
+    call.packed = &constants;
+    run_call(call);
+    EXPECT_EQ(y, want) << "m=" << m;
+    t["y"] = {yf.data(), DType::float32, {m, n}, {}};
+    Call scaled = bind_call(spec, "gpu-opencl", t, {{"a_zero_point", "2"}, {"out", "float32"}, {"a_scale", "0.25"}});
+    scaled.packed = &constants;
+    run_call(scaled);
+    for (int64_t i = 0; i < m * n; ++i) ASSERT_EQ(yf[i], static_cast<float>(want[i]) * 0.125f) << "m=" << m << " i=" << i;
+    EXPECT_EQ(copies->uploads(), 2u);  // the bytes and the row sums, once
+    // What a later run would read, were it read from the host: garbage.
+    std::memset(packed->bytes(), 0x55, packed->size_bytes());
+    std::fill(packed->row_sums.begin(), packed->row_sums.end(), 12345);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // with GPU kernels at its decode and prefill shapes on gpu-cuda, as GB/s of the bytes it
 // must move and as a ratio to the device-to-device copy bandwidth (cuMemcpyDtoD, read +
 // write bytes) measured in the same run. Ops that take CUDA tensors run on device memory
-// (no transfers in the timing); the others on host tensors, marked as including the copies.
+// (no transfers in the timing), their constants (int8_gemm's w) as a prepared op holds them:
+// packed once and kept on the device; the others on host tensors, marked as including the
+// copies.
 // int8_gemm rows also time cuBLASLt's int8 GEMM on device copies of the same a and w, and
 // check that its int32 result equals npukit's bit for bit.
 // Links no libHalide and no CUDA library (the driver and cuBLASLt are loaded with dlopen).
@@ -24,6 +26,7 @@
 #include "bench/gpu/cuda_driver.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
@@ -65,6 +68,7 @@ std::vector<BenchCase> cases() {
 struct Tensors {
   TensorMap views;
   std::vector<std::vector<uint8_t>> host;
+  std::map<std::string, const void*> host_of;  // each tensor's host copy
   std::vector<void*> device;
   double bytes = 0;  // read + written, what a perfect kernel moves
 };
@@ -99,6 +103,7 @@ Tensors make_tensors(const OpSpec& op, const BenchCase& c, CudaDriver* cuda) {
     auto& h = t.host.emplace_back(static_cast<size_t>(v.numel()) * dtype_size(dtype));
     if (input) fill(h, dtype, c.int_base);
     v.data = h.data();
+    t.host_of[name] = h.data();
     if (cuda && op.cuda_tensors && !host_data) {
       void* d = cuda->alloc(h.size());
       cuda->upload(d, h.data(), h.size());
@@ -141,17 +146,42 @@ double copy_bandwidth(CudaDriver& cuda) {
   return best;
 }
 
+// The packed forms of the op's constants (OpSpec::constants), as a prepared op holds them,
+// with device copies made at the first run on a GPU; for the ops timed on device memory
+// (the others' rows include every copy anyway, and qkv_attention packs int8 weights only).
+PackedConstants pack_constants(const OpSpec& op, const Tensors& t, bool gpu) {
+  PackedConstants packed;
+  if (!op.cuda_tensors) return packed;
+  for (const auto& [name, packer] : op.constants) {
+    auto it = t.views.find(name);
+    if (it == t.views.end()) continue;
+    TensorView host = it->second;
+    host.data = const_cast<void*>(t.host_of.at(name));
+    host.memory = TensorView::Memory::host;
+    PackedConstant p = packer(host);
+    if (gpu) p.gpu = std::make_shared<GpuConstantCopies>("gpu-cuda");
+    packed[name] = std::move(p);
+  }
+  return packed;
+}
+
 // cuBLASLt on device copies of the case's a and w: its time per call, and whether its y
-// equals npukit's (`y`, already computed on the host tensors).
+// equals npukit's (`y`, already computed by the timed runs).
 void time_cublaslt(CudaDriver& cuda, CublasLt& lt, const BenchCase& c, const Tensors& t, int iters, nlohmann::json& row) {
-  const TensorView &a = t.views.at("a"), &w = t.views.at("w"), &y = t.views.at("y");
+  const TensorView& y = t.views.at("y");
   const int64_t m = c.dims.at("M"), n = c.dims.at("N"), k = c.dims.at("K");
   const size_t a_bytes = size_t(m * k), w_bytes = size_t(n * k), y_bytes = size_t(m * n) * sizeof(int32_t);
+  std::vector<int32_t> ours(size_t(m * n));
+  if (y.memory == TensorView::Memory::cuda) {
+    cuda.download(ours.data(), y.data, y_bytes);
+  } else {
+    std::memcpy(ours.data(), y.data, y_bytes);
+  }
   void* da = cuda.alloc(a_bytes);
   void* dw = cuda.alloc(w_bytes);
   void* dy = cuda.alloc(y_bytes);
-  cuda.upload(da, a.data, a_bytes);
-  cuda.upload(dw, w.data, w_bytes);
+  cuda.upload(da, t.host_of.at("a"), a_bytes);
+  cuda.upload(dw, t.host_of.at("w"), w_bytes);
   for (int i = 0; i < 3; ++i) lt.int8_gemm(da, dw, dy, m, n, k);
   const double ms = cuda.time_ms(iters, [&] { lt.int8_gemm(da, dw, dy, m, n, k); }) / iters;
   std::vector<int32_t> theirs(size_t(m * n));
@@ -159,7 +189,7 @@ void time_cublaslt(CudaDriver& cuda, CublasLt& lt, const BenchCase& c, const Ten
   for (void* p : {da, dw, dy}) cuda.free(p);
   row["cublaslt_us"] = ms * 1e3;
   row["vs_cublaslt"] = ms * 1e3 / row["us"].get<double>();  // > 1: npukit is faster
-  row["matches_cublaslt"] = std::memcmp(theirs.data(), y.data, y_bytes) == 0;
+  row["matches_cublaslt"] = theirs == ours;
 }
 
 int run(bool dry_run, const std::string& json_path, int iters) {
@@ -186,7 +216,9 @@ int run(bool dry_run, const std::string& json_path, int iters) {
                           {"dims", c.dims}, {"device_tensors", op.cuda_tensors}};
     try {
       Tensors t = make_tensors(op, c, cuda.get());
-      const Call call = bind_call(op, "gpu-cuda", t.views, c.params);
+      Call call = bind_call(op, "gpu-cuda", t.views, c.params);
+      const PackedConstants packed = pack_constants(op, t, cuda != nullptr);
+      call.packed = &packed;
       row["bytes"] = t.bytes;
       if (cuda) {
         // Host-tensor calls move their tensors over PCIe each time: fewer of them.

@@ -11,6 +11,7 @@
 #include "kernels/int8_epilogue_float.h"
 #include "kernels/int8_epilogue_float_gpu.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
 #include "runtime/int8_gemm.h"
@@ -108,37 +109,22 @@ std::string epilogue_tier(const std::string& tier) {
   return tier == "avx512_vnni" || tier == "avx512_amx" ? "avx512" : tier;
 }
 
+// The epilogue of `out` (not int32) from the int32 `acc`: scale to float or requantize.
+// `acc` and the tensors of the call may be in host or device memory (GPU); the channel
+// factors are the host arrays int8_channel_factors made.
 template <bool Gpu>
-void int8_gemm_run(const Call& call) {
-  const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
-  const TensorView& a = call.tensor("a");
-  // A prepared op packed w once (npukit_op_set_constant); a plain call packs it here.
-  layouts::PackedInt8Weights packed_here;
-  const layouts::PackedInt8Weights* packed = call.packed_constant<layouts::PackedInt8Weights>("w");
-  if (packed == nullptr) {
-    packed_here = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
-    packed = &packed_here;
-  }
-  const layouts::PackedInt8Weights& w = *packed;
-  const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
-  const std::string out = call.params.choice("out");
-  const TensorView& y = call.tensor("y");
-  ScratchFrame frame(call);
-  if (out == "int32") {
-    int8_gemm_accumulate(a, w, zp, y, call.tier, call.target, &frame);
-    return;
-  }
-  int32_t* acc = frame.take<int32_t>(static_cast<size_t>(m * n));
-  const TensorView acc_view{acc, DType::int32, {m, n}, {}};
-  int8_gemm_accumulate(a, w, zp, acc_view, call.tier, call.target, &frame);
-
-  Int8ChannelFactors f = int8_channel_factors(call, frame);
-  const In rs{{const_cast<float*>(f.row_scale), DType::float32, {m}, {}}};
+void int8_epilogue(const Call& call, const TensorView& acc, const Int8ChannelFactors& f) {
+  const int64_t m = call.dim("M"), n = call.dim("N");
+  // The per-row scales as the caller passed them (host or device), else ones.
+  auto a_scales = call.tensors.find("a_scales");
+  const TensorView ones{const_cast<float*>(f.row_scale), DType::float32, {m}, {}};
+  const In rs{a_scales != call.tensors.end() ? a_scales->second : ones};
   const In cs{{f.chan_scale, DType::float32, {n}, {}}}, bs{{f.bias, DType::float32, {n}, {}}};
   const In ms{{f.multiplier, DType::int32, {n}, {}}}, ss{{f.shift, DType::int32, {n}, {}}};
   const int32_t out_zp = static_cast<int32_t>(call.params.integer("out_zero_point"));
-  const In acc_in{acc_view};
-  const Out y_out{y};
+  const std::string out = call.params.choice("out");
+  const In acc_in{acc};
+  const Out y_out{call.tensor("y")};
   Call where;  // only the target and tier matter to call_kernel
   where.target = call.target;
   where.tier = epilogue_tier(call.tier);
@@ -153,14 +139,55 @@ void int8_gemm_run(const Call& call) {
   }
 }
 
+template <bool Gpu>
+void int8_gemm_run(const Call& call) {
+  const int64_t m = call.dim("M"), n = call.dim("N"), k = call.dim("K");
+  const TensorView& a = call.tensor("a");
+  // A prepared op packed w once (npukit_op_set_constant); a plain call packs it here.
+  layouts::PackedInt8Weights packed_here;
+  const layouts::PackedInt8Weights* packed = call.packed_constant<layouts::PackedInt8Weights>("w");
+  if (packed == nullptr) {
+    packed_here = layouts::pack_int8_weights(static_cast<const int8_t*>(call.tensor("w").data), n, k);
+    packed = &packed_here;
+  }
+  const int32_t zp = static_cast<int32_t>(call.params.integer("a_zero_point"));
+  const bool int32_out = call.params.choice("out") == "int32";
+  const TensorView& y = call.tensor("y");
+  ScratchFrame frame(call);
+  if constexpr (Gpu) {
+    // Everything stays on the device between the kernels: the weights as the prepared op's
+    // device copies (uploaded once), the int32 accumulator in device scratch.
+    const Int8WeightViews host_w = int8_weight_views(*packed);
+    const Int8WeightViews w{gpu_resident(call, "w", host_w.packed), gpu_resident(call, "w", host_w.sums)};
+    GpuScratch device(call.target);
+    const TensorView& acc = int32_out ? y : device.take(DType::int32, {m, n});
+    int8_gemm_accumulate_gpu(a, w, zp, acc, call.target);
+    if (!int32_out) int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
+  } else {
+    if (int32_out) {
+      int8_gemm_accumulate(a, *packed, zp, y, call.tier, call.target, &frame);
+      return;
+    }
+    const TensorView acc{frame.take<int32_t>(static_cast<size_t>(m * n)), DType::int32, {m, n}, {}};
+    int8_gemm_accumulate(a, *packed, zp, acc, call.tier, call.target, &frame);
+    int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
+  }
+}
+
 OpSpec make_spec() {
   OpSpec op;
   op.name = "int8_gemm";
   op.summary = "y = f(sum_k (a - a_zero_point) * w[n, k]): int32 exact, scaled to float, or requantized to int8";
+  // Read on the host: the checks and the channel factors read w_scale and bias, and a plain
+  // call packs w there (a prepared op packs it once and keeps it on the device).
+  TensorSpec w{"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""};
+  w.host_data = true;
   TensorSpec w_scale{"w_scale", TensorSpec::Role::input, {"N"}, {DType::float32}, ""};
   w_scale.optional = true;
+  w_scale.host_data = true;
   TensorSpec bias{"bias", TensorSpec::Role::input, {"N"}, {DType::float32}, ""};
   bias.optional = true;
+  bias.host_data = true;
   TensorSpec a_scales{"a_scales", TensorSpec::Role::input, {"M"}, {DType::float32}, ""};
   a_scales.optional = true;
   TensorSpec y{"y", TensorSpec::Role::output, {"M", "N"}, {DType::int32, DType::float32, DType::float16, DType::int8}, ""};
@@ -169,7 +196,7 @@ OpSpec make_spec() {
   a.scale_param = "a_scale";
   a.zero_point_param = "a_zero_point";
   op.tensors = {a,
-                {"w", TensorSpec::Role::input, {"N", "K"}, {DType::int8}, ""},
+                w,
                 w_scale,
                 bias,
                 y,
@@ -191,6 +218,7 @@ OpSpec make_spec() {
   };
   op.kernels = {{"cpu", int8_gemm_run<false>}, {"gpu-opencl", int8_gemm_run<true>}, {"gpu-cuda", int8_gemm_run<true>}};
   op.cpu_tiers = {"avx512_amx", "avx512_vnni", "avx2", "sse41"};
+  op.cuda_tensors = true;  // a, y and a_scales without copies; the host_data tensors above copied back
   return op;
 }
 

@@ -20,7 +20,7 @@ bool use_dp4a(const Halide::Target& target);
 // sums meet in shared memory. prefill (M ≥ 2): 64 channels × 32 rows per block, 4 × 4
 // int32 accumulators per thread (in shared memory, see the .cpp), the a and w tiles of
 // each K chunk staged in shared memory once for the block's 128 threads.
-// The generator clamps g.a and g.w_packed to their buffers (the staged boxes cover whole
+// The generator gives g.a and g.w_packed boundary conditions (the staged boxes cover whole
 // tiles and K chunks past the edges).
 void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Halide::Target& target);
 

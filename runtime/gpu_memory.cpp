@@ -1,0 +1,79 @@
+#include "runtime/gpu_memory.h"
+
+#include "HalideRuntimeCuda.h"
+#include "HalideRuntimeOpenCL.h"
+#include "runtime/error.h"
+#include "runtime/gpu_device.h"
+#include "runtime/halide_call.h"
+#include "runtime/op_spec.h"
+
+namespace npukit {
+namespace {
+
+const halide_device_interface_t* interface_of(const std::string& family) {
+  if (family == "gpu-cuda") return halide_cuda_device_interface();
+  if (family == "gpu-opencl") return halide_opencl_device_interface();
+  fail(Errc::internal, "GPU memory: unknown GPU family '{}'", family);
+}
+
+}  // namespace
+
+GpuTensor::GpuTensor(const std::string& family, DType dtype, const Dims& shape)
+    : GpuTensor(family, TensorView{nullptr, dtype, shape, {}}) {}
+
+GpuTensor::GpuTensor(const std::string& family, const TensorView& host) {
+  if (!host.contiguous() || host.memory != TensorView::Memory::host) {
+    fail(Errc::internal, "GPU memory: a device copy needs a contiguous host tensor");
+  }
+  require_gpu_device(family);
+  const halide_device_interface_t* device = interface_of(family);
+  buffer_ = std::make_unique<HalideBuffer>(host);
+  halide_buffer_t* b = buffer_->get();
+  HalideCallContext ctx;
+  int status = 0;
+  if (b->host != nullptr) {
+    b->set_host_dirty(true);
+    status = halide_copy_to_device(&ctx, b, device);  // allocates, then copies
+    b->host = nullptr;  // the caller's memory: only read here
+    b->set_host_dirty(false);
+  } else {
+    status = halide_device_malloc(&ctx, b, device);
+  }
+  check_halide_status(status, ctx, "allocating GPU memory", family);
+  view_ = TensorView{nullptr, host.dtype, host.shape, {}};
+  if (family == "gpu-cuda") {
+    view_.data = reinterpret_cast<void*>(halide_cuda_get_device_ptr(&ctx, b));
+    view_.memory = TensorView::Memory::cuda;
+  } else {
+    view_.data = reinterpret_cast<void*>(halide_opencl_get_cl_mem(&ctx, b));
+    view_.memory = TensorView::Memory::opencl;
+  }
+}
+
+GpuTensor::~GpuTensor() {
+  HalideCallContext ctx;
+  halide_device_free(&ctx, buffer_->get());  // nothing to report from a destructor
+}
+
+const TensorView& GpuConstantCopies::of(const TensorView& host) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [key, copy] : copies_) {
+    if (key == host.data) return copy->view();
+  }
+  auto copy = std::make_unique<GpuTensor>(family_, host);
+  return copies_.emplace_back(host.data, std::move(copy)).second->view();
+}
+
+size_t GpuConstantCopies::uploads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return copies_.size();
+}
+
+const TensorView& gpu_resident(const Call& call, std::string_view name, const TensorView& host) {
+  if (call.packed == nullptr) return host;
+  auto it = call.packed->find(name);
+  if (it == call.packed->end() || !it->second.gpu) return host;
+  return it->second.gpu->of(host);
+}
+
+}  // namespace npukit

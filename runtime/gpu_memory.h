@@ -1,0 +1,72 @@
+// Device memory npukit owns on a GPU target: what one kernel writes and the next reads in
+// the same op run (INT8 GEMM's int32 accumulator), and a prepared op's packed constants
+// once uploaded. Each is a TensorView in the family's device memory, which call_kernel
+// hands to GPU kernels as it is: no copy either way.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+struct Call;
+class HalideBuffer;
+
+// One device allocation of `family` ("gpu-cuda", "gpu-opencl"), freed with the object.
+class GpuTensor {
+ public:
+  // Uninitialised, `dtype` × `shape`.
+  GpuTensor(const std::string& family, DType dtype, const Dims& shape);
+  // A device copy of the contiguous host tensor `host`.
+  GpuTensor(const std::string& family, const TensorView& host);
+  ~GpuTensor();
+  GpuTensor(const GpuTensor&) = delete;
+  GpuTensor& operator=(const GpuTensor&) = delete;
+
+  const TensorView& view() const { return view_; }
+
+ private:
+  std::unique_ptr<HalideBuffer> buffer_;  // no host side; the device allocation
+  TensorView view_;
+};
+
+// The intermediates of one GPU op run, freed when it ends.
+class GpuScratch {
+ public:
+  explicit GpuScratch(std::string family) : family_(std::move(family)) {}
+  const TensorView& take(DType dtype, const Dims& shape) { return tensors_.emplace_back(family_, dtype, shape).view(); }
+
+ private:
+  std::string family_;
+  std::deque<GpuTensor> tensors_;  // a deque: the views handed out stay where they are
+};
+
+// The device copies of one prepared op's packed constant, made at its first GPU run and
+// kept as long as the constant: a framework's steady state moves no weights. Keyed by the
+// host memory they copy (a packed constant may have several parts: bytes, row sums).
+class GpuConstantCopies {
+ public:
+  explicit GpuConstantCopies(std::string family) : family_(std::move(family)) {}
+  // The device copy of `host` (uploaded on first use; safe from concurrent runs).
+  const TensorView& of(const TensorView& host);
+  size_t uploads() const;  // how many parts have been uploaded so far
+
+ private:
+  std::string family_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<const void*, std::unique_ptr<GpuTensor>>> copies_;
+};
+
+// `host`, a part of constant `name` of `call`, where the GPU kernels read it: the prepared
+// op's device copy when the call has one, else `host` itself (copied to the device for
+// this call only).
+const TensorView& gpu_resident(const Call& call, std::string_view name, const TensorView& host);
+
+}  // namespace npukit
