@@ -3,6 +3,7 @@
 #include "HalideRuntimeCuda.h"
 #include "HalideRuntimeOpenCL.h"
 #include "runtime/error.h"
+#include "runtime/gpu_call.h"
 #include "runtime/gpu_device.h"
 #include "runtime/halide_call.h"
 #include "runtime/op_spec.h"
@@ -53,6 +54,17 @@ GpuTensor::GpuTensor(const std::string& family, const TensorView& host) {
 GpuTensor::~GpuTensor() {
   HalideCallContext ctx;
   halide_device_free(&ctx, buffer_->get());  // nothing to report from a destructor
+}
+
+RunScratch::RunScratch(const Call& call, ScratchFrame& frame) : frame_(frame) {
+  if (is_gpu_family(call.target)) device_.emplace(call.target);
+}
+
+TensorView RunScratch::take(DType dtype, const Dims& shape) {
+  if (device_) return device_->take(dtype, shape);
+  TensorView v{nullptr, dtype, shape, {}};
+  v.data = frame_.take<char>(static_cast<size_t>(v.numel()) * dtype_size(dtype));
+  return v;
 }
 
 const TensorView& GpuConstantCopies::of(const TensorView& host) {

@@ -8,10 +8,12 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "runtime/scratch_arena.h"
 #include "runtime/tensor.h"
 
 namespace npukit {
@@ -48,6 +50,19 @@ class GpuScratch {
   std::deque<GpuTensor> tensors_;  // a deque: the views handed out stay where they are
 };
 
+// A run's intermediates where its kernels read them: the frame's host memory on the CPU,
+// device scratch on a GPU target (one kernel writes them, the next reads them, none comes
+// back to the host).
+class RunScratch {
+ public:
+  RunScratch(const Call& call, ScratchFrame& frame);
+  TensorView take(DType dtype, const Dims& shape);
+
+ private:
+  ScratchFrame& frame_;
+  std::optional<GpuScratch> device_;
+};
+
 // The device copies of one prepared op's packed constant, made at its first GPU run and
 // kept as long as the constant: a framework's steady state moves no weights. Keyed by the
 // host memory they copy (a packed constant may have several parts: bytes, row sums).
@@ -64,9 +79,10 @@ class GpuConstantCopies {
   std::vector<std::pair<const void*, std::unique_ptr<GpuTensor>>> copies_;
 };
 
-// `host`, a part of constant `name` of `call`, where the GPU kernels read it: the prepared
-// op's device copy when the call has one, else `host` itself (copied to the device for
-// this call only).
+// `host`, a part of constant `name` of `call` (memory of the packed constant itself, which
+// the copies are keyed by: never a copy of it, or each call would add one), where the GPU
+// kernels read it: the prepared op's device copy when the call has one, else `host` itself
+// (copied to the device for this call only).
 const TensorView& gpu_resident(const Call& call, std::string_view name, const TensorView& host);
 
 }  // namespace npukit

@@ -10,6 +10,7 @@
 #include "kernels/int8_gemm_acc_prefill.h"
 #include "kernels/int8_gemm_acc_prefill_gpu.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
 
@@ -54,6 +55,12 @@ int64_t int8_k_limit(int32_t zp) {
 Int8WeightViews int8_weight_views(const layouts::PackedInt8Weights& w) {
   return {TensorView{const_cast<int8_t*>(w.bytes()), DType::int8, {w.n_pad / 16, w.k_pad / 4, 16, 4}, {}},
           TensorView{const_cast<int32_t*>(w.row_sums.data()), DType::int32, {w.n_pad}, {}}};
+}
+
+Int8WeightViews int8_gpu_weights(const Call& call, std::string_view name, const layouts::PackedInt8Weights& w) {
+  const Int8WeightViews host = int8_weight_views(w);
+  if (call.packed_constant<layouts::PackedInt8Weights>(name) != &w) return host;
+  return {gpu_resident(call, name, host.packed), gpu_resident(call, name, host.sums)};
 }
 
 void int8_gemm_accumulate_gpu(const TensorView& a, const Int8WeightViews& w, int32_t a_zero_point,

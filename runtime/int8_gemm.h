@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "layouts/vnni_int8.h"
+#include "runtime/op_spec.h"
 #include "runtime/scratch_arena.h"
 #include "runtime/tensor.h"
 
@@ -31,6 +32,10 @@ struct Int8WeightViews {
   TensorView packed, sums;
 };
 Int8WeightViews int8_weight_views(const layouts::PackedInt8Weights& w);
+
+// The views of `w` that the GPU kernels read: the device copies of a prepared op's packed
+// constant `name` when `w` is that constant, else `w` in host memory.
+Int8WeightViews int8_gpu_weights(const Call& call, std::string_view name, const layouts::PackedInt8Weights& w);
 
 // The same on a GPU family, with every tensor in host or the family's device memory: `a`
 // as the caller holds it (no padded copy: the kernels read zeros past K), `w` as

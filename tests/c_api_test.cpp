@@ -202,6 +202,24 @@ TEST(CApi, Int8LayerTakesCudaTensors) {
   npukit_op_destroy(op);
 }
 
+// qkv_attention takes CUDA tensors on gpu-cuda: its intermediates go to device scratch, so
+// nothing is read through the device pointers, and without a CUDA driver the first device
+// allocation is where the call stops.
+TEST(CApi, QkvAttentionTakesCudaTensors) {
+  if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
+  std::vector<int64_t> xs{1, 16}, wqs{48, 16}, wos{16, 16}, cs{2, 12, 8};
+  auto device = [](uintptr_t address, std::vector<int64_t>& shape) {
+    return DLTensor{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()),
+                    {kDLFloat, 32, 1}, shape.data(), nullptr, 0};
+  };
+  DLTensor x = device(0x10000, xs), wq = device(0x20000, wqs), wo = device(0x30000, wos), k = device(0x40000, cs),
+           v = device(0x50000, cs), y = device(0x60000, xs);
+  const npukit_tensor tensors[] = {{"x", &x}, {"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &k}, {"v_cache", &v}, {"y", &y}};
+  const npukit_param params[] = {{"pos", "3"}, {"heads", "2"}};
+  EXPECT_EQ(npukit_run("qkv_attention", "gpu-cuda", tensors, 6, params, 2), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+}
+
 // Every declared operator (NPUKIT_OPERATOR_NAMES, tests/CMakeLists.txt), in order, listed and
 // described under its own name: what hosts build their bindings from.
 TEST(CApi, ListsAndDescribesEveryDeclaredOp) {

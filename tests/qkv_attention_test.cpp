@@ -10,6 +10,7 @@
 #include "golden/attention.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
 #include "tests/qkv_layer.h"
@@ -237,6 +238,39 @@ TEST(QkvAttentionInt8, PackedOnceEqualsTheRegistryCallBitForBit) {
     p["heads"] = "2";
     const Call cc = bind_call(op(), "cpu", c.views(), p);
     EXPECT_NE(error_of([&] { qkv_attention_int8(cc, w); }).find("do not fit"), std::string::npos);
+  }
+}
+
+// On a GPU target a prepared op's packed int8 weights are uploaded at its first run and read
+// from the device after that: their host copies are scribbled over between two runs on the
+// same inputs, and the second equals the first bit for bit. Every intermediate (quantized
+// rows, accumulators, q, o) lives in device scratch.
+TEST(QkvAttentionInt8, PreparedWeightsStayOnTheDeviceOnGpu) {
+  for (int64_t T : {1, 5}) {
+    Int8Layer first(T, 12), second(T, 12);
+    PackedConstants constants;
+    for (const char* name : {"w_qkv", "w_o"}) {
+      PackedConstant p = op().constants.at(name)(first.views().at(name));
+      p.gpu = std::make_shared<GpuConstantCopies>("gpu-opencl");
+      constants[name] = std::move(p);
+    }
+    Call ca = bind_call(op(), "gpu-opencl", first.views(), first.params(3));
+    ca.packed = &constants;
+    run_call(ca);
+    for (auto& [name, c] : constants) {
+      EXPECT_EQ(c.gpu->uploads(), 2u) << name;  // bytes and row sums
+      auto* w = static_cast<layouts::PackedInt8Weights*>(const_cast<void*>(c.value.get()));
+      std::memset(w->bytes(), 0x55, w->size_bytes());
+      std::fill(w->row_sums.begin(), w->row_sums.end(), 777);
+    }
+    Call cb = bind_call(op(), "gpu-opencl", second.views(), second.params(3));
+    cb.packed = &constants;
+    run_call(cb);
+    EXPECT_EQ(std::memcmp(first.y.data(), second.y.data(), first.y.size() * 4), 0) << T;
+    EXPECT_EQ(std::memcmp(first.k.data(), second.k.data(), first.k.size() * 4), 0) << T;
+    EXPECT_EQ(std::memcmp(first.v.data(), second.v.data(), first.v.size() * 4), 0) << T;
+    EXPECT_NE(first.y[0], 0.0f);
+    for (auto& [name, c] : constants) EXPECT_EQ(c.gpu->uploads(), 2u) << name;
   }
 }
 

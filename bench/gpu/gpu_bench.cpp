@@ -148,7 +148,8 @@ double copy_bandwidth(CudaDriver& cuda) {
 
 // The packed forms of the op's constants (OpSpec::constants), as a prepared op holds them,
 // with device copies made at the first run on a GPU; for the ops timed on device memory
-// (the others' rows include every copy anyway, and qkv_attention packs int8 weights only).
+// (the others' rows include every copy anyway). A tensor the op declines to pack
+// (qkv_attention's float weights) goes to each run, as a prepared op's caller passes it.
 PackedConstants pack_constants(const OpSpec& op, const Tensors& t, bool gpu) {
   PackedConstants packed;
   if (!op.cuda_tensors) return packed;
@@ -158,7 +159,13 @@ PackedConstants pack_constants(const OpSpec& op, const Tensors& t, bool gpu) {
     TensorView host = it->second;
     host.data = const_cast<void*>(t.host_of.at(name));
     host.memory = TensorView::Memory::host;
-    PackedConstant p = packer(host);
+    PackedConstant p;
+    try {
+      p = packer(host);
+    } catch (const Error& e) {
+      if (e.code() != Errc::invalid_argument) throw;
+      continue;
+    }
     if (gpu) p.gpu = std::make_shared<GpuConstantCopies>("gpu-cuda");
     packed[name] = std::move(p);
   }

@@ -157,11 +157,9 @@ void int8_gemm_run(const Call& call) {
   if constexpr (Gpu) {
     // Everything stays on the device between the kernels: the weights as the prepared op's
     // device copies (uploaded once), the int32 accumulator in device scratch.
-    const Int8WeightViews host_w = int8_weight_views(*packed);
-    const Int8WeightViews w{gpu_resident(call, "w", host_w.packed), gpu_resident(call, "w", host_w.sums)};
     GpuScratch device(call.target);
     const TensorView& acc = int32_out ? y : device.take(DType::int32, {m, n});
-    int8_gemm_accumulate_gpu(a, w, zp, acc, call.target);
+    int8_gemm_accumulate_gpu(a, int8_gpu_weights(call, "w", *packed), zp, acc, call.target);
     if (!int32_out) int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
   } else {
     if (int32_out) {

@@ -48,6 +48,8 @@
 #include "kernels/qkv_rope_f32_wf32.h"
 #include "kernels/qkv_rope_f32_wf32_gpu.h"
 #include "runtime/error.h"
+#include "runtime/gpu_device.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
 #include "runtime/int8_gemm.h"
@@ -168,11 +170,20 @@ void check(const Call& call) {
   }
 }
 
-// The rows pos ... pos+T−1 of every kv head of a cache, as a strided [Hkv, T, Dh] view.
+// The rows pos ... pos+T−1 of every kv head of a cache, as a strided [Hkv, T, Dh] view (of
+// host or CUDA memory, whose addresses both take an offset).
 TensorView new_rows(const TensorView& cache, int64_t pos, int64_t T) {
+  if (cache.memory == TensorView::Memory::opencl) fail(Errc::internal, "qkv_attention: a cache in an OpenCL buffer");
   const int64_t s_max = cache.shape[1], dh = cache.shape[2];
   char* base = static_cast<char*>(cache.data) + pos * dh * static_cast<int64_t>(dtype_size(cache.dtype));
-  return TensorView{base, cache.dtype, {cache.shape[0], T, dh}, {s_max * dh, dh, 1}};
+  return TensorView{base, cache.dtype, {cache.shape[0], T, dh}, {s_max * dh, dh, 1}, cache.memory};
+}
+
+// The first elements of contiguous scratch `v` as a tensor of `shape` (one buffer serves
+// both projections).
+TensorView as_shape(TensorView v, const Dims& shape) {
+  v.shape = shape;
+  return v;
 }
 
 template <class Kernel>
@@ -182,9 +193,9 @@ const Kernel& pick(bool act_f16, bool w_f16, const Kernel& a32w32, const Kernel&
 }
 
 // Step 2 of both paths: the attention core over the updated caches, query t at position
-// pos + t, from q (T·Hq·Dh fp32, rotated) into o.
+// pos + t, from q ([T, Hq, Dh] fp32, rotated) into o.
 template <bool Gpu>
-void attend(const Call& call, const Heads& h, float* q, float* o) {
+void attend(const Call& call, const TensorView& q, const TensorView& o) {
   const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   ScratchFrame frame(call);
@@ -194,10 +205,10 @@ void attend(const Call& call, const Heads& h, float* q, float* o) {
   const auto it = call.tensors.find("mask");
   const TensorView zeros{it == call.tensors.end() ? frame.fill(T == 1 ? 1 : static_cast<size_t>(T * s_max), 0.0f) : nullptr,
                          DType::float32, {T, T == 1 ? 1 : s_max}, {}};
-  const In qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, k{k_cache}, v{v_cache},
+  const In qb{q}, k{k_cache}, v{v_cache},
       m{it != call.tensors.end() ? it->second : zeros};
   const In p{{positions, DType::int32, {T}, {}}};
-  const Out ob{{o, DType::float32, {T, h.hq, h.dh}, {}}};
+  const Out ob{o};
   const bool kv_f16 = k_cache.dtype == DType::float16;
   if (T == 1) {
     // Decode: the split kernel (tasks over cache splits and kv heads, each k and v row read
@@ -256,21 +267,20 @@ void qkv_attention_run(const Call& call) {
 
   // 1. q (rotated) into scratch; rotated k and v straight into the caches.
   ScratchFrame frame(call);
-  const auto qn = static_cast<size_t>(T * h.hq * h.dh);
-  float *q = frame.take<float>(qn), *o = frame.take<float>(qn);
-  TensorView q_view{q, DType::float32, {T, h.hq, h.dh}, {}};
+  RunScratch scratch(call, frame);
+  const TensorView q = scratch.take(DType::float32, {T, h.hq, h.dh}), o = scratch.take(DType::float32, {T, h.hq, h.dh});
   call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, qkv_rope_f32_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f32_wf16),
                    NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
               call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
               static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
-              call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q_view},
+              call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q},
               Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
   // 2. The attention core over the updated caches, query t at position pos + t.
-  attend<Gpu>(call, h, q, o);
+  attend<Gpu>(call, q, o);
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
   call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
                    NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
-              call, In{{o, DType::float32, {T, h.hq * h.dh}, {}}}, In{call.tensor("w_o")}, Out{call.tensor("y")});
+              call, In{as_shape(o, {T, h.hq * h.dh})}, In{call.tensor("w_o")}, Out{call.tensor("y")});
 }
 
 // The INT8 GEMM kernels ship avx512_vnni, avx2 and sse41; a forced avx512 (Skylake) tier
@@ -279,9 +289,8 @@ std::string gemm_tier(const std::string& tier) { return tier == "avx512" ? "avx2
 
 // rows[T, K] (x, or the fp32 o) quantized per token into q[T, K] and scale[T].
 template <bool Gpu>
-void quantize_rows(const Call& call, const TensorView& rows, int8_t* q, float* scale) {
-  const int64_t T = rows.shape.at(0), K = rows.shape.at(1);
-  const Out qb{{q, DType::int8, {T, K}, {}}}, sb{{scale, DType::float32, {T}, {}}};
+void quantize_rows(const Call& call, const TensorView& rows, const TensorView& q, const TensorView& scale) {
+  const Out qb{q}, sb{scale};
   if (rows.dtype == DType::float16) {
     call_kernel(NPUKIT_TABLE(Gpu, quantize_rows_f16), call, In{rows}, qb, sb);
   } else {
@@ -299,7 +308,14 @@ namespace {
 layouts::PackedInt8Weights packed_or_pack(const Call& call, const char* name) {
   if (const auto* p = call.packed_constant<layouts::PackedInt8Weights>(name)) return *p;
   const TensorView& t = call.tensor(name);
-  return layouts::pack_int8_weights(static_cast<const int8_t*>(t.data), t.shape.at(0), t.shape.at(1));
+  std::vector<int8_t> host;
+  const auto* w = static_cast<const int8_t*>(t.data);
+  if (t.memory == TensorView::Memory::cuda) {  // packed on the host: a prepared op's constant avoids this copy
+    host.resize(static_cast<size_t>(t.numel()));
+    cuda_copy_to_host(host.data(), t.data, host.size(), "qkv_attention", name);
+    w = host.data();
+  }
+  return layouts::pack_int8_weights(w, t.shape.at(0), t.shape.at(1));
 }
 
 }  // namespace
@@ -347,20 +363,27 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
   const bool act_f16 = call.tensor("x").dtype == DType::float16;
   const std::string tier = gemm_tier(call.tier);
   ScratchFrame frame(call);
-  int8_t* aq = frame.take<int8_t>(static_cast<size_t>(T * std::max(D, hqdh)));
-  float* a_scale = frame.take<float>(static_cast<size_t>(T));
-  float *q = frame.take<float>(static_cast<size_t>(T * hqdh)), *o = frame.take<float>(static_cast<size_t>(T * hqdh));
-  int32_t* acc = frame.take<int32_t>(static_cast<size_t>(T * std::max(rows, D)));
+  RunScratch scratch(call, frame);
+  const TensorView aq = scratch.take(DType::int8, {T, std::max(D, hqdh)}), a_scale = scratch.take(DType::float32, {T});
+  const TensorView q = scratch.take(DType::float32, {T, h.hq, h.dh}), o = scratch.take(DType::float32, {T, h.hq, h.dh});
+  const TensorView acc = scratch.take(DType::int32, {T, std::max(rows, D)});
+  // On a GPU a prepared op's packed weights are read from their device copies.
+  auto accumulate = [&](const TensorView& a, const char* name, const layouts::PackedInt8Weights& pw,
+                        const TensorView& out) {
+    if constexpr (Gpu) {
+      int8_gemm_accumulate_gpu(a, int8_gpu_weights(call, name, pw), 0, out, call.target);
+    } else {
+      int8_gemm_accumulate(a, pw, 0, out, tier, call.target, &frame);
+    }
+  };
 
   // 1. x per token → int8; acc = x_q · w_qkvᵀ; dequantized, rotated, k and v into the caches.
   {
-    quantize_rows<Gpu>(call, call.tensor("x"), aq, a_scale);
-    const TensorView acc_view{acc, DType::int32, {T, rows}, {}};
-    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, D}, {}}, *w.w_qkv, 0, acc_view, tier, call.target, &frame);
-    const In ab{acc_view}, xs{{a_scale, DType::float32, {T}, {}}},
-        ws{{const_cast<float*>(w.w_qkv_scale), DType::float32, {rows}, {}}};
-    const Out qb{{q, DType::float32, {T, h.hq, h.dh}, {}}}, kn{new_rows(k_cache, pos, T)},
-        vn{new_rows(v_cache, pos, T)};
+    const TensorView xq = as_shape(aq, {T, D}), acc_view = as_shape(acc, {T, rows});
+    quantize_rows<Gpu>(call, call.tensor("x"), xq, a_scale);
+    accumulate(xq, "w_qkv", *w.w_qkv, acc_view);
+    const In ab{acc_view}, xs{a_scale}, ws{{const_cast<float*>(w.w_qkv_scale), DType::float32, {rows}, {}}};
+    const Out qb{q}, kn{new_rows(k_cache, pos, T)}, vn{new_rows(v_cache, pos, T)};
     const auto args = [&](auto&& kernel) {
       call_kernel(kernel, call, ab, xs, ws, static_cast<int32_t>(h.hq), static_cast<int32_t>(h.dh),
                   static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos), call.params.real("theta"),
@@ -369,14 +392,13 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
     act_f16 ? args(NPUKIT_TABLE(Gpu, qkv_rope_dequant_f16)) : args(NPUKIT_TABLE(Gpu, qkv_rope_dequant_f32));
   }
   // 2. The attention core.
-  attend<Gpu>(call, h, q, o);
+  attend<Gpu>(call, q, o);
   // 3. o per token → int8; acc = o_q · w_oᵀ; y dequantized in x's dtype.
   {
-    quantize_rows<Gpu>(call, TensorView{o, DType::float32, {T, hqdh}, {}}, aq, a_scale);
-    const TensorView acc_view{acc, DType::int32, {T, D}, {}};
-    int8_gemm_accumulate(TensorView{aq, DType::int8, {T, hqdh}, {}}, *w.w_o, 0, acc_view, tier, call.target, &frame);
-    const In ab{acc_view}, os{{a_scale, DType::float32, {T}, {}}},
-        ws{{const_cast<float*>(w.w_o_scale), DType::float32, {D}, {}}};
+    const TensorView oq = as_shape(aq, {T, hqdh}), acc_view = as_shape(acc, {T, D});
+    quantize_rows<Gpu>(call, as_shape(o, {T, hqdh}), oq, a_scale);
+    accumulate(oq, "w_o", *w.w_o, acc_view);
+    const In ab{acc_view}, os{a_scale}, ws{{const_cast<float*>(w.w_o_scale), DType::float32, {D}, {}}};
     if (act_f16) {
       call_kernel(NPUKIT_TABLE(Gpu, dequantize_rows_f16), call, ab, os, ws, Out{call.tensor("y")});
     } else {
@@ -393,12 +415,16 @@ OpSpec make_spec() {
       "pos ... pos+T-1 (in place), causal grouped-query attention, y = o w_o^T";
   const std::vector<DType> floats = {DType::float32, DType::float16};
   const std::vector<DType> weights = {DType::float32, DType::float16, DType::int8};
+  // check() reads the mask and the scales on the host: from CUDA memory they are copied
+  // there first (the int8 weights too, when no prepared op holds them: qkv_attention_run).
   TensorSpec mask{"mask", TensorSpec::Role::input, {"T", "S_max"}, {DType::float32}};
   mask.optional = true;
+  mask.host_data = true;
   // Per-output-channel scales of int8 weights; check_weights requires them iff the weights are int8.
   TensorSpec w_qkv_scale{"w_qkv_scale", TensorSpec::Role::input, {"QKV"}, {DType::float32}};
   TensorSpec w_o_scale{"w_o_scale", TensorSpec::Role::input, {"D"}, {DType::float32}};
   w_qkv_scale.optional = w_o_scale.optional = true;
+  w_qkv_scale.host_data = w_o_scale.host_data = true;
   op.tensors = {{"x", TensorSpec::Role::input, {"T", "D"}, floats},
                 {"w_qkv", TensorSpec::Role::input, {"QKV", "D"}, weights},
                 {"w_o", TensorSpec::Role::input, {"D", "HqDh"}, weights, "w_qkv"},
@@ -435,6 +461,7 @@ OpSpec make_spec() {
   }
   op.kernels = {{"cpu", qkv_attention_run<false>}, {"gpu-opencl", qkv_attention_run<true>}, {"gpu-cuda", qkv_attention_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cuda_tensors = true;
   return op;
 }
 
