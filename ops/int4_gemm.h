@@ -134,7 +134,7 @@ namespace {
 
 class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
  public:
-  Input<Halide::Buffer<void, 2>> a{"a"};                  // (k_pad, M), zero past K
+  Input<Halide::Buffer<void, 2>> a{"a"};                  // (k_pad, M), zero past K; GPU: (K, M)
   Input<Halide::Buffer<uint8_t, 4>> w{"w"};              // (4, 16, k_pad / 8, n_pad / 16)
   Input<Halide::Buffer<float, 3>> scales{"scales"};       // (16, groups, n_pad / 16)
   Input<Halide::Buffer<uint8_t, 3>> zero_points{"zero_points"};  // (16, groups, n_pad / 16)
@@ -152,7 +152,14 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     w.dim(1).set_extent(lanes).set_stride(4);
     scales.dim(0).set_extent(lanes);
     zero_points.dim(0).set_extent(lanes);
-    ops::Int4Gemm op = ops::define_int4_gemm(a, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
+    // The CPU kernels read `a` padded with zeros to whole groups by the caller. The GPU
+    // kernels take it as the caller holds it (a framework's device tensor, which npukit cannot
+    // pad without a copy) and read zeros past K themselves.
+    Halide::Func a_in = a;
+    if (schedules::gpu::is_gpu(target)) {
+      a_in = Halide::BoundaryConditions::constant_exterior(a, Halide::cast(a.type(), 0));
+    }
+    ops::Int4Gemm op = ops::define_int4_gemm(a_in, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
                                              scales.dim(1).extent(), y.type(), target);
     y = op.out;
     ops::set_mins_to_zero(y);

@@ -226,8 +226,7 @@ Call bind_call(const OpSpec& op, const std::string& target,
     }
     if (!op.cuda_tensors) {
       fail(Errc::unsupported,
-           "{}: tensor {} is CUDA device memory (kDLCUDA); {} reads tensor data on the host, so it takes host tensors "
-           "only",
+           "{}: tensor {} is CUDA device memory (kDLCUDA); {} takes host tensors only, also on target gpu-cuda",
            op.name, name, op.name);
     }
   }

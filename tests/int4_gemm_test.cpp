@@ -18,6 +18,7 @@
 #include "layouts/int4_group.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/registry.h"
 #include "tests/gate_matrix.h"
 
@@ -148,6 +149,37 @@ TEST(Int4GemmConstants, PackedOnceGiveThePlainCallsBits) {
     EXPECT_STREQ(e.what(),
                  "int4_gemm: zero_points[1, 0] = 200: must be in [0, 15] (an unsigned int4 zero point, as npukit "
                  "quantize writes them)");
+  }
+}
+
+// On a GPU target too: the packed constants give the plain call's bits, and a prepared op's
+// are uploaded at its first run and read from the device after that (their host copies are
+// scribbled over between runs). K = 200 is not a whole number of groups: the GPU kernels
+// read `a` as given, zeros past K.
+TEST(Int4GemmConstants, OnAGpuTheyStayOnTheDevice) {
+  const OpSpec& op = find_op("int4_gemm");
+  for (bool int8 : {true, false}) {
+    Int4Call c(3, 45, 200, 64);
+    run_call(bind_call(op, "gpu-opencl", c.views(int8, true, int8), c.params()));
+    const std::vector<float> plain = c.y;
+    Call call = bind_call(op, "gpu-opencl", c.views(int8, true, int8), c.params());
+    PackedConstants packed;
+    for (const char* name : {"w", "scales", "zero_points"}) {
+      packed[name] = op.constants.at(name)(call.tensors.at(name));
+      packed[name].gpu = std::make_shared<GpuConstantCopies>("gpu-opencl");
+    }
+    call.packed = &packed;
+    for (int run = 0; run < 2; ++run) {
+      std::fill(c.y.begin(), c.y.end(), 0.0f);
+      run_call(call);
+      EXPECT_EQ(std::memcmp(plain.data(), c.y.data(), plain.size() * sizeof(float)), 0) << int8 << " run " << run;
+      for (auto& [name, p] : packed) {
+        EXPECT_EQ(p.gpu->uploads(), 1u) << name;
+        // The first bytes of each packed constant, as many as its tensor has: garbage now.
+        const TensorView& t = call.tensors.at(name);
+        std::memset(const_cast<void*>(p.bytes), 0x0f, static_cast<size_t>(t.numel()) * dtype_size(t.dtype));
+      }
+    }
   }
 }
 

@@ -19,8 +19,11 @@ bin=${1:-}
 if [ -z "$bin" ]; then
   if [ -x "$here/npukit-device" ]; then bin=$here; else bin=$here/../../build; fi
 fi
-tool=$(find "$bin" -maxdepth 2 -name npukit-device -type f | head -1)
-bench=$(find "$bin" -maxdepth 3 -name gpu_bench -type f | head -1)
+# Where a pack (BIN_DIR itself) or a build tree (tools/, bench/) puts them; not a search,
+# which found a stale packed copy inside the build tree first.
+first_of() { for f in "$@"; do if [ -f "$f" ] && [ -x "$f" ]; then echo "$f"; return; fi; done; }
+tool=$(first_of "$bin/npukit-device" "$bin/tools/npukit-device")
+bench=$(first_of "$bin/gpu_bench" "$bin/bench/gpu_bench")
 if [ -z "$tool" ] || [ -z "$bench" ]; then
   echo "run_device: npukit-device or gpu_bench not found under $bin (build them, or pack them with bench/gpu/pack.sh)" >&2
   exit 2

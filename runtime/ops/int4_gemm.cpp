@@ -18,6 +18,7 @@
 #include "kernels/int4_gemm_i8_f32_gpu.h"
 #include "layouts/int4_group.h"
 #include "runtime/error.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 #include "runtime/scratch_arena.h"
@@ -87,9 +88,13 @@ void int4_gemm_run(const Call& call) {
   const Int4Layout l = Int4Layout::of(N, call.dim("K_bytes"));
   ScratchFrame frame(call);
 
+  // A prepared op's constants are packed already; on a GPU they are read from the device
+  // copies their first run made (gpu_resident). A plain call packs each one here.
+  bool constant_w = false, constant_scales = false, constant_zp = false;
   const uint8_t* w = nullptr;
   if (const auto* p = call.packed_constant<layouts::PackedInt4Weights>("w")) {
     w = p->data.get();
+    constant_w = true;
   } else {
     uint8_t* packed = frame.take<uint8_t>(l.weight_bytes());
     layouts::pack_int4_weights(static_cast<const uint8_t*>(call.tensor("w").data), l, packed);
@@ -98,6 +103,7 @@ void int4_gemm_run(const Call& call) {
   const float* scales = nullptr;
   if (const auto* p = call.packed_constant<PackedScales>("scales")) {
     scales = p->data.data();
+    constant_scales = true;
   } else {
     const TensorView& s = call.tensor("scales");
     float* packed = frame.take<float>(l.group_values(groups));
@@ -111,16 +117,18 @@ void int4_gemm_run(const Call& call) {
     zp.strides.clear();
     if (const auto* p = call.packed_constant<PackedZeroPoints>("zero_points")) {
       zp.data = const_cast<uint8_t*>(p->data.data());
+      constant_zp = true;
     } else {
       uint8_t* packed = frame.take<uint8_t>(l.group_values(groups));
       layouts::pack_int4_zero_points(static_cast<const uint8_t*>(call.tensor("zero_points").data), l, groups, packed);
       zp.data = packed;
     }
   }
-  // The kernels read whole groups of a: zero past K (where the nibbles are padding).
+  // The CPU kernels read whole groups of a: zero past K (where the nibbles are padding). The
+  // GPU kernels read zeros there themselves: `a` goes as the caller holds it.
   const int64_t k_read = groups * group;
   TensorView a_read = a;
-  if (k_read != K) {
+  if (!Gpu && k_read != K) {
     const size_t es = dtype_size(a.dtype);
     auto* padded = frame.take<uint8_t>(static_cast<size_t>(M * k_read) * es);
     std::memset(padded, 0, static_cast<size_t>(M * k_read) * es);
@@ -130,15 +138,18 @@ void int4_gemm_run(const Call& call) {
     a_read = TensorView{padded, a.dtype, {M, k_read}, {}};
   }
   const bool int8 = a.dtype == DType::int8;
-  const float* a_scales = nullptr;
-  if (auto it = call.tensors.find("a_scales"); it != call.tensors.end()) {
-    a_scales = static_cast<const float*>(it->second.data);
-  } else {
-    a_scales = frame.fill(static_cast<size_t>(int8 ? M : 1), 1.0f);  // the float kernels never read it
-  }
-  const TensorView w_view{const_cast<uint8_t*>(w), DType::uint8, {blocks, l.k_pad / 8, Int4Layout::kLanes, 4}, {}};
-  const TensorView s_view{const_cast<float*>(scales), DType::float32, {blocks, groups, Int4Layout::kLanes}, {}};
-  const TensorView as_view{const_cast<float*>(a_scales), DType::float32, {int8 ? M : 1}, {}};
+  // The per-row scales as the caller passed them (host or device), else ones (the float
+  // kernels never read them).
+  auto a_scales = call.tensors.find("a_scales");
+  const TensorView as_view = a_scales != call.tensors.end()
+                                 ? a_scales->second
+                                 : TensorView{frame.fill(static_cast<size_t>(int8 ? M : 1), 1.0f), DType::float32,
+                                              {int8 ? M : 1}, {}};
+  TensorView w_view{const_cast<uint8_t*>(w), DType::uint8, {blocks, l.k_pad / 8, Int4Layout::kLanes, 4}, {}};
+  TensorView s_view{const_cast<float*>(scales), DType::float32, {blocks, groups, Int4Layout::kLanes}, {}};
+  if (Gpu && constant_w) w_view = gpu_resident(call, "w", w_view);
+  if (Gpu && constant_scales) s_view = gpu_resident(call, "scales", s_view);
+  if (Gpu && constant_zp) zp = gpu_resident(call, "zero_points", zp);
   const uint8_t nibble_xor = asym ? 0 : 0x88;
   const int32_t g = static_cast<int32_t>(group);
   const bool f16_out = y.dtype == DType::float16;
@@ -165,15 +176,20 @@ OpSpec make_spec() {
       "y = a * w'^T, w' = scales * (q - zero_points) per group of k: int4 weights packed two per byte as npukit "
       "quantize --scheme int4-group:G writes them";
   TensorSpec a{"a", TensorSpec::Role::input, {"M", "K"}, {DType::int8, DType::float32, DType::float16}, ""};
+  // Read on the host by a plain call, which packs them there (a prepared op packs them once
+  // and keeps them on the device); zero points are checked there too.
+  TensorSpec w{"w", TensorSpec::Role::input, {"N", "K_bytes"}, {DType::uint8}, ""};
+  TensorSpec scales{"scales", TensorSpec::Role::input, {"N", "groups"}, {DType::float32, DType::float16}, ""};
   TensorSpec zero_points{"zero_points", TensorSpec::Role::input, {"N", "groups"}, {DType::uint8}, ""};
   zero_points.optional = true;
+  w.host_data = scales.host_data = zero_points.host_data = true;
   TensorSpec a_scales{"a_scales", TensorSpec::Role::input, {"M"}, {DType::float32}, ""};
   a_scales.optional = true;
   TensorSpec y{"y", TensorSpec::Role::output, {"M", "N"}, {DType::float32, DType::float16}, ""};
   y.dtype_param = "out";
   op.tensors = {a,
-                {"w", TensorSpec::Role::input, {"N", "K_bytes"}, {DType::uint8}, ""},
-                {"scales", TensorSpec::Role::input, {"N", "groups"}, {DType::float32, DType::float16}, ""},
+                w,
+                scales,
                 zero_points,
                 a_scales,
                 y};
@@ -206,9 +222,9 @@ OpSpec make_spec() {
     layouts::pack_int4_zero_points(static_cast<const uint8_t*>(t.data), p->layout, p->groups, p->data.data());
     return PackedConstant{std::shared_ptr<const PackedZeroPoints>(p), p->data.data()};
   };
-  // Host tensors on every target: the weights are packed on the host.
   op.kernels = {{"cpu", int4_gemm_run<false>}, {"gpu-opencl", int4_gemm_run<true>}, {"gpu-cuda", int4_gemm_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cuda_tensors = true;  // a, y and a_scales without copies; the host_data tensors above copied back
   return op;
 }
 
