@@ -5,15 +5,27 @@
 
 namespace npukit {
 
+int wrap_device_memory(HalideCallContext& ctx, halide_buffer_t* b, const TensorView& t, std::string_view family) {
+  const bool cuda = family == "gpu-cuda";
+  if (t.memory != (cuda ? TensorView::Memory::cuda : TensorView::Memory::opencl)) {
+    fail(Errc::internal, "a {} kernel was given device memory of another GPU API", family);
+  }
+  b->host = nullptr;
+  const auto handle = reinterpret_cast<uint64_t>(t.data);
+  return cuda ? halide_cuda_wrap_device_ptr(&ctx, b, handle) : halide_opencl_wrap_cl_mem(&ctx, b, handle);
+}
+
+int detach_device_memory(HalideCallContext& ctx, halide_buffer_t* b, std::string_view family) {
+  return family == "gpu-cuda" ? halide_cuda_detach_device_ptr(&ctx, b) : halide_opencl_detach_cl_mem(&ctx, b);
+}
+
 GpuBuffers::~GpuBuffers() {
   for (Entry& e : entries_) {
     halide_buffer_t* b = e.buffer.get();
-    if (!e.wrapped) {
-      if (b->device) halide_device_free(&free_ctx_, b);
-    } else if (family_ == "gpu-cuda") {
-      halide_cuda_detach_device_ptr(&free_ctx_, b);
-    } else {
-      halide_opencl_detach_cl_mem(&free_ctx_, b);
+    if (e.wrapped) {
+      detach_device_memory(free_ctx_, b, family_);
+    } else if (b->device) {
+      halide_device_free(&free_ctx_, b);
     }
   }
 }
@@ -24,14 +36,7 @@ halide_buffer_t* GpuBuffers::add(const TensorView& t, bool read, bool written) {
   if (fp16_as_bits_ && b->type == halide_type_t(halide_type_float, 16)) b->type = halide_type_t(halide_type_uint, 16);
   if (t.memory != TensorView::Memory::host) {
     // Device memory: no host side, nothing to copy either way.
-    const bool cuda = family_ == "gpu-cuda";
-    if (t.memory != (cuda ? TensorView::Memory::cuda : TensorView::Memory::opencl)) {
-      fail(Errc::internal, "a {} kernel was given device memory of another GPU API", family_);
-    }
-    b->host = nullptr;
-    const auto handle = reinterpret_cast<uint64_t>(t.data);
-    const int status = cuda ? halide_cuda_wrap_device_ptr(&free_ctx_, b, handle)
-                            : halide_opencl_wrap_cl_mem(&free_ctx_, b, handle);
+    const int status = wrap_device_memory(free_ctx_, b, t, family_);
     if (status != 0) check_halide_status(status, free_ctx_, "wrapping device memory", family_);
     e.wrapped = true;
     return b;

@@ -34,6 +34,11 @@ struct GpuKernel {
   GpuVariant<Fn> variants[N];
 };
 
+// Points `b` (no host side) at `t`'s device memory, which must be `family`'s, and takes it
+// back off (never freeing it): the caller's kDLCUDA tensors and npukit's own.
+int wrap_device_memory(HalideCallContext& ctx, halide_buffer_t* b, const TensorView& t, std::string_view family);
+int detach_device_memory(HalideCallContext& ctx, halide_buffer_t* b, std::string_view family);
+
 // The buffers of one GPU kernel call and their trips to and from the device.
 class GpuBuffers {
  public:

@@ -22,7 +22,7 @@ const halide_device_interface_t* interface_of(const std::string& family) {
 GpuTensor::GpuTensor(const std::string& family, DType dtype, const Dims& shape)
     : GpuTensor(family, TensorView{nullptr, dtype, shape, {}}) {}
 
-GpuTensor::GpuTensor(const std::string& family, const TensorView& host) {
+GpuTensor::GpuTensor(const std::string& family, const TensorView& host) : family_(family) {
   if (!host.contiguous() || host.memory != TensorView::Memory::host) {
     fail(Errc::internal, "GPU memory: a device copy needs a contiguous host tensor");
   }
@@ -49,6 +49,35 @@ GpuTensor::GpuTensor(const std::string& family, const TensorView& host) {
     view_.data = reinterpret_cast<void*>(halide_opencl_get_cl_mem(&ctx, b));
     view_.memory = TensorView::Memory::opencl;
   }
+}
+
+void GpuTensor::copy_from_device(const TensorView& src) {
+  HalideBuffer from(src);
+  HalideCallContext ctx;
+  int status = wrap_device_memory(ctx, from.get(), src, family_);
+  if (status == 0) {
+    status = halide_buffer_copy(&ctx, from.get(), buffer_->get()->device_interface, buffer_->get());
+    detach_device_memory(ctx, from.get(), family_);
+  }
+  check_halide_status(status, ctx, "copying GPU memory", family_);
+}
+
+void GpuTensor::copy_to_host(void* dst) const {
+  halide_buffer_t* b = buffer_->get();
+  HalideCallContext ctx;
+  b->host = static_cast<uint8_t*>(dst);
+  b->set_device_dirty(true);
+  const int status = halide_copy_to_host(&ctx, b);
+  b->host = nullptr;  // the caller's memory
+  b->set_device_dirty(false);
+  check_halide_status(status, ctx, "copying GPU memory to the host", family_);
+}
+
+const TensorView& GpuScratch::copy_of(const TensorView& t) {
+  if (t.memory == TensorView::Memory::host) return tensors_.emplace_back(family_, t).view();
+  GpuTensor& copy = tensors_.emplace_back(family_, t.dtype, t.shape);
+  copy.copy_from_device(t);
+  return copy.view();
 }
 
 GpuTensor::~GpuTensor() {

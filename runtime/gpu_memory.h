@@ -33,8 +33,13 @@ class GpuTensor {
   GpuTensor& operator=(const GpuTensor&) = delete;
 
   const TensorView& view() const { return view_; }
+  // Copies `src` (same dtype and shape, in the family's device memory) into this one.
+  void copy_from_device(const TensorView& src);
+  // Copies this one into host memory `dst` (numel × dtype size bytes), synchronously.
+  void copy_to_host(void* dst) const;
 
  private:
+  std::string family_;
   std::unique_ptr<HalideBuffer> buffer_;  // no host side; the device allocation
   TensorView view_;
 };
@@ -44,6 +49,9 @@ class GpuScratch {
  public:
   explicit GpuScratch(std::string family) : family_(std::move(family)) {}
   const TensorView& take(DType dtype, const Dims& shape) { return tensors_.emplace_back(family_, dtype, shape).view(); }
+  // A device copy of `t` (host memory, or the family's device memory): for a kernel that
+  // must not read what it writes.
+  const TensorView& copy_of(const TensorView& t);
 
  private:
   std::string family_;

@@ -1,8 +1,11 @@
 // The registry entry of add_rms_norm (vLLM's fused_add_rms_norm).
+#include <optional>
+
 #include "kernels/add_rms_norm_f16.h"
 #include "kernels/add_rms_norm_f16_gpu.h"
 #include "kernels/add_rms_norm_f32.h"
 #include "kernels/add_rms_norm_f32_gpu.h"
+#include "runtime/gpu_memory.h"
 #include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 
@@ -12,9 +15,14 @@ namespace {
 template <bool Gpu>
 void add_rms_norm_run(const Call& call) {
   const TensorView& residual = call.tensor("residual");
-  const In x{call.tensor("x")}, res_in{residual}, weight{call.tensor("weight")};
   // The kernel reads `residual` and writes `residual_out`: the same host memory on the CPU
-  // (its schedule writes each row after reading it), separate device buffers on a GPU.
+  // (its schedule writes each row after reading it). On a GPU its y and residual_out are
+  // kernels of their own, in no order the schedule fixes, so they read a device copy of the
+  // residual (an upload of a host tensor, a device-to-device copy of a CUDA one) and write
+  // the caller's.
+  std::optional<GpuScratch> device;
+  if constexpr (Gpu) device.emplace(call.target);
+  const In x{call.tensor("x")}, res_in{Gpu ? device->copy_of(residual) : residual}, weight{call.tensor("weight")};
   const Out res_out{residual}, y{call.tensor("y")};
   const float eps = static_cast<float>(call.params.real("eps"));
   if (residual.dtype == DType::float16) {
@@ -42,9 +50,7 @@ OpSpec make_spec() {
                 {"gpu-opencl", add_rms_norm_run<true>},
                 {"gpu-cuda", add_rms_norm_run<true>}};
   op.cpu_tiers = {"avx512", "avx2", "sse41"};
-  // No CUDA device tensors: the residual would be one device buffer read and written by
-  // two kernels in no fixed order; host tensors get a device copy each.
-  op.cuda_tensors = false;
+  op.cuda_tensors = true;
   return op;
 }
 
