@@ -40,6 +40,7 @@ GpuTensor::GpuTensor(const std::string& family, const TensorView& host) : family
   } else {
     status = halide_device_malloc(&ctx, b, device);
   }
+  if (status != 0 && b->device != 0) halide_device_free(&ctx, b);  // the copy failed after the allocation
   check_halide_status(status, ctx, "allocating GPU memory", family);
   view_ = TensorView{nullptr, host.dtype, host.shape, {}};
   if (family == "gpu-cuda") {

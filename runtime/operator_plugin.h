@@ -26,7 +26,8 @@ namespace npukit {
 
 // Bumped whenever a descriptor below, or a structure one hands over, changes in a way the
 // kit version does not show (between releases, on a development branch).
-inline constexpr int kOperatorPluginAbi = 1;
+// 2: PackedConstant gained its GPU copies (`gpu`), which a plug-in's constant packer returns.
+inline constexpr int kOperatorPluginAbi = 2;
 
 // A key of the sizes of the structures a plug-in hands over, as the compiler that built it
 // saw them: a plug-in built with another standard library ABI or other headers differs.
@@ -37,7 +38,8 @@ constexpr uint64_t layout_key(std::initializer_list<size_t> sizes, uint64_t h = 
 
 constexpr uint64_t runtime_layout_key() {
   return layout_key({sizeof(OpSpec), sizeof(TensorSpec), sizeof(ParamSpec), sizeof(Call), sizeof(TensorView),
-                     sizeof(Params), sizeof(std::string), sizeof(std::function<void(const Call&)>)});
+                     sizeof(Params), sizeof(std::string), sizeof(std::function<void(const Call&)>),
+                     sizeof(PackedConstant)});
 }
 
 // The first member of every descriptor, the same in every kit version.

@@ -199,6 +199,28 @@ TEST(CApi, Int8LayerTakesCudaTensors) {
   npukit_op_destroy(op);
 }
 
+// int4_gemm takes CUDA tensors on gpu-cuda: a prepared op holds w and scales as host
+// constants (kept on the device), and the activations and output are device pointers that
+// nothing reads on the host: without a CUDA driver the first upload is where the run stops.
+TEST(CApi, Int4GemmTakesCudaTensors) {
+  if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
+  std::vector<int64_t> as{2, 64}, ws{8, 32}, ss{8, 2}, ys{2, 8};
+  std::vector<uint8_t> w(8 * 32, 0x11);
+  std::vector<float> scales(8 * 2, 0.5f);
+  DLTensor a{reinterpret_cast<void*>(0x10000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as.data(), nullptr, 0};
+  DLTensor y{reinterpret_cast<void*>(0x20000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, ys.data(), nullptr, 0};
+  DLTensor hw{w.data(), {kDLCPU, 0}, 2, {kDLUInt, 8, 1}, ws.data(), nullptr, 0};
+  DLTensor hs{scales.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, ss.data(), nullptr, 0};
+  npukit_op* op = npukit_op_create("int4_gemm", "gpu-cuda", nullptr, 0);
+  ASSERT_NE(op, nullptr) << npukit_last_error();
+  ASSERT_EQ(npukit_op_set_constant(op, "w", &hw), NPUKIT_OK) << npukit_last_error();
+  ASSERT_EQ(npukit_op_set_constant(op, "scales", &hs), NPUKIT_OK) << npukit_last_error();
+  const npukit_tensor tensors[] = {{"a", &a}, {"y", &y}};
+  EXPECT_EQ(npukit_op_run(op, tensors, 2), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(op);
+}
+
 // add_rms_norm takes CUDA tensors on gpu-cuda: its kernels read a device copy of the
 // residual and write the caller's, so the copy is the first device work, and without a CUDA
 // driver the call stops there.

@@ -256,6 +256,26 @@ TEST(PreparedOp, ConstantWeightsArePackedOnce) {
   EXPECT_STREQ(npukit_last_error(), "int8_gemm: tensor w: dimension K = 12 but tensor a has K = 8; they must be equal");
 }
 
+// The same on a GPU target (gpu-opencl: PoCL in CI), through npukit_op_set_constant and
+// npukit_op_run as a framework calls them: the packed w goes to the device at the first run
+// and stays there (that it is read from there: tests/int8_gemm_test.cpp), run after run
+// the definition's bits, and set again it takes the new weights.
+TEST(PreparedOp, ConstantWeightsOnAGpuTarget) {
+  Gemm g;
+  Op op = create("int8_gemm", {{"a_zero_point", "3"}}, "gpu-opencl");
+  ASSERT_EQ(npukit_op_set_constant(op.get(), "w", &g.w.dl), NPUKIT_OK) << npukit_last_error();
+  const npukit_tensor t[] = {{"a", &g.a.dl}, {"y", &g.y.dl}};
+  for (int run = 0; run < 3; ++run) {
+    std::fill(g.y.data.begin(), g.y.data.end(), -7);
+    ASSERT_EQ(npukit_op_run(op.get(), t, 2), NPUKIT_OK) << npukit_last_error();
+    EXPECT_EQ(g.y.data, g.reference()) << "run " << run;
+  }
+  for (int8_t& v : g.w.data) v = static_cast<int8_t>(-v);
+  ASSERT_EQ(npukit_op_set_constant(op.get(), "w", &g.w.dl), NPUKIT_OK) << npukit_last_error();
+  ASSERT_EQ(npukit_op_run(op.get(), t, 2), NPUKIT_OK) << npukit_last_error();
+  EXPECT_EQ(g.y.data, g.reference());
+}
+
 TEST(PreparedOp, ConstantsAreCheckedWhenSet) {
   Gemm g;
   Op gemm = create("int8_gemm");

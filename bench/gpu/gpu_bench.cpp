@@ -61,7 +61,7 @@ std::vector<BenchCase> cases() {
   }
   out.push_back({"int8_gemm", "decode", DType::int8, {{"M", 1}, {"K", 4096}, {"N", 4096}}, {}});
   out.push_back({"int8_gemm", "prefill", DType::int8, {{"M", 2048}, {"K", 4096}, {"N", 4096}}, {}});
-  // int4 weights in groups of 32 with fp32 scales, fp16 activations (an AWQ/GPTQ-style layer).
+  // int4 weights in groups of 32, fp16 activations and scales (an AWQ/GPTQ-style layer).
   const std::map<std::string, int64_t> int4 = {{"K", 4096}, {"N", 4096}, {"K_bytes", 2048}, {"groups", 128}};
   auto rows = [&](std::map<std::string, int64_t> d, int64_t m) { d["M"] = m; return d; };
   out.push_back({"int4_gemm", "decode", DType::float16, rows(int4, 1), {{"group", "32"}}});

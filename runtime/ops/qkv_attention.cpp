@@ -244,19 +244,23 @@ struct Int8Operands {
 template <bool Gpu>
 void qkv_int8_run(const Call& call, const Int8Operands& w);
 
+// A prepared op's packed copy of int8 weight `name`, else the call's tensor packed now.
+layouts::PackedInt8Weights packed_or_pack(const Call& call, const char* name);
+
 template <bool Gpu>
 void qkv_attention_run(const Call& call) {
   if (int8_weights(call)) {
-    // A prepared op's packed constants are read where they are; a plain call packs them.
+    // A prepared op's packed constants are read where they are (on a GPU: their device
+    // copies, which int8_gpu_weights finds only for the constants themselves); a weight that
+    // is no constant is packed here.
+    layouts::PackedInt8Weights own_q, own_o;
     const auto* pq = call.packed_constant<layouts::PackedInt8Weights>("w_qkv");
     const auto* po = call.packed_constant<layouts::PackedInt8Weights>("w_o");
-    if (pq != nullptr && po != nullptr) {
-      const TensorView &sq = call.tensor("w_qkv_scale"), &so = call.tensor("w_o_scale");
-      qkv_int8_run<Gpu>(call, {pq, po, static_cast<const float*>(sq.data), static_cast<const float*>(so.data),
-                               sq.numel(), so.numel()});
-    } else {
-      qkv_attention_int8(call, pack_qkv_int8_weights(call));
-    }
+    if (pq == nullptr) pq = &(own_q = packed_or_pack(call, "w_qkv"));
+    if (po == nullptr) po = &(own_o = packed_or_pack(call, "w_o"));
+    const TensorView &sq = call.tensor("w_qkv_scale"), &so = call.tensor("w_o_scale");
+    qkv_int8_run<Gpu>(call, {pq, po, static_cast<const float*>(sq.data), static_cast<const float*>(so.data),
+                             sq.numel(), so.numel()});
     return;
   }
   const int64_t T = call.dim("T"), pos = call.params.integer("pos");
