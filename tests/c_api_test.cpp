@@ -24,6 +24,12 @@ bool cuda_driver_present() {
   return lib != nullptr;
 }
 
+// A kDLCUDA tensor at a fake device address: reading it on the host would crash.
+DLTensor fake_cuda(uintptr_t address, std::vector<int64_t>& shape, DLDataType dtype) {
+  return DLTensor{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()), dtype,
+                  shape.data(), nullptr, 0};
+}
+
 // Tests that pass fake device pointers: they must stop at the missing device.
 constexpr const char* kFakePointersNeedNoDriver =
     "not runnable here: a CUDA driver is present, and these fake device pointers would reach it "
@@ -142,16 +148,10 @@ TEST(CApi, RunsOnGpuTargets) {
 // host (check() and the decode kernel's scalar), so they are copied there first, never read
 // through the device pointer. Without a CUDA driver that copy is where the call stops.
 TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
-  // Device pointers that are not host memory: dereferencing any of them would crash.
-  auto device = [](uintptr_t address, std::vector<int64_t>& shape, DLDataType dtype) {
-    DLTensor t{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()), dtype,
-               shape.data(), nullptr, 0};
-    return t;
-  };
   std::vector<int64_t> qs{1, 4, 8}, cs{2, 16, 8}, ps{1};
   const DLDataType f32{kDLFloat, 32, 1}, i32{kDLInt, 32, 1};
-  DLTensor q = device(0x10000, qs, f32), k = device(0x20000, cs, f32), v = device(0x30000, cs, f32),
-           p = device(0x40000, ps, i32), o = device(0x50000, qs, f32);
+  DLTensor q = fake_cuda(0x10000, qs, f32), k = fake_cuda(0x20000, cs, f32), v = fake_cuda(0x30000, cs, f32),
+           p = fake_cuda(0x40000, ps, i32), o = fake_cuda(0x50000, qs, f32);
   const npukit_tensor tensors[] = {{"q", &q}, {"k_cache", &k}, {"v_cache", &v}, {"positions", &p}, {"o", &o}};
   if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   EXPECT_EQ(npukit_run("attention", "gpu-cuda", tensors, 5, nullptr, 0), NPUKIT_UNSUPPORTED);
@@ -174,16 +174,16 @@ TEST(CApi, AttentionTakesCudaTensorsAndCopiesItsPositions) {
 TEST(CApi, Int8LayerTakesCudaTensors) {
   if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   std::vector<int64_t> as{2, 64}, ss{2};
-  DLTensor a{reinterpret_cast<void*>(0x10000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as.data(), nullptr, 0};
-  DLTensor q{reinterpret_cast<void*>(0x20000), {kDLCUDA, 0}, 2, {kDLInt, 8, 1}, as.data(), nullptr, 0};
-  DLTensor s{reinterpret_cast<void*>(0x30000), {kDLCUDA, 0}, 1, {kDLFloat, 32, 1}, ss.data(), nullptr, 0};
+  DLTensor a = fake_cuda(0x10000, as, DLDataType{kDLFloat, 32, 1});
+  DLTensor q = fake_cuda(0x20000, as, DLDataType{kDLInt, 8, 1});
+  DLTensor s = fake_cuda(0x30000, ss, DLDataType{kDLFloat, 32, 1});
   const npukit_tensor tensors[] = {{"a", &a}, {"q", &q}, {"scale", &s}};
   EXPECT_EQ(npukit_run("per_token_quant", "gpu-cuda", tensors, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
   EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
 
   std::vector<int64_t> ws{8, 64}, ys{2, 8};
-  DLTensor w{reinterpret_cast<void*>(0x40000), {kDLCUDA, 0}, 2, {kDLInt, 8, 1}, ws.data(), nullptr, 0};
-  DLTensor y{reinterpret_cast<void*>(0x50000), {kDLCUDA, 0}, 2, {kDLInt, 32, 1}, ys.data(), nullptr, 0};
+  DLTensor w = fake_cuda(0x40000, ws, DLDataType{kDLInt, 8, 1});
+  DLTensor y = fake_cuda(0x50000, ys, DLDataType{kDLInt, 32, 1});
   const npukit_tensor gemm[] = {{"a", &q}, {"w", &w}, {"y", &y}};
   EXPECT_EQ(npukit_run("int8_gemm", "gpu-cuda", gemm, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
   EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
@@ -207,8 +207,8 @@ TEST(CApi, Int4GemmTakesCudaTensors) {
   std::vector<int64_t> as{2, 64}, ws{8, 32}, ss{8, 2}, ys{2, 8};
   std::vector<uint8_t> w(8 * 32, 0x11);
   std::vector<float> scales(8 * 2, 0.5f);
-  DLTensor a{reinterpret_cast<void*>(0x10000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as.data(), nullptr, 0};
-  DLTensor y{reinterpret_cast<void*>(0x20000), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, ys.data(), nullptr, 0};
+  DLTensor a = fake_cuda(0x10000, as, DLDataType{kDLFloat, 32, 1});
+  DLTensor y = fake_cuda(0x20000, ys, DLDataType{kDLFloat, 32, 1});
   DLTensor hw{w.data(), {kDLCPU, 0}, 2, {kDLUInt, 8, 1}, ws.data(), nullptr, 0};
   DLTensor hs{scales.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, ss.data(), nullptr, 0};
   npukit_op* op = npukit_op_create("int4_gemm", "gpu-cuda", nullptr, 0);
@@ -227,11 +227,9 @@ TEST(CApi, Int4GemmTakesCudaTensors) {
 TEST(CApi, AddRmsNormTakesCudaTensors) {
   if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   std::vector<int64_t> xs{2, 64}, ws{64};
-  auto device = [](uintptr_t address, std::vector<int64_t>& shape) {
-    return DLTensor{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()),
-                    {kDLFloat, 16, 1}, shape.data(), nullptr, 0};
-  };
-  DLTensor x = device(0x10000, xs), r = device(0x20000, xs), w = device(0x30000, ws), y = device(0x40000, xs);
+  const DLDataType f16{kDLFloat, 16, 1};
+  DLTensor x = fake_cuda(0x10000, xs, f16), r = fake_cuda(0x20000, xs, f16), w = fake_cuda(0x30000, ws, f16),
+           y = fake_cuda(0x40000, xs, f16);
   const npukit_tensor tensors[] = {{"x", &x}, {"residual", &r}, {"weight", &w}, {"y", &y}};
   EXPECT_EQ(npukit_run("add_rms_norm", "gpu-cuda", tensors, 4, nullptr, 0), NPUKIT_UNSUPPORTED);
   EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
@@ -243,12 +241,9 @@ TEST(CApi, AddRmsNormTakesCudaTensors) {
 TEST(CApi, QkvAttentionTakesCudaTensors) {
   if (cuda_driver_present()) GTEST_SKIP() << kFakePointersNeedNoDriver;
   std::vector<int64_t> xs{1, 16}, wqs{48, 16}, wos{16, 16}, cs{2, 12, 8};
-  auto device = [](uintptr_t address, std::vector<int64_t>& shape) {
-    return DLTensor{reinterpret_cast<void*>(address), {kDLCUDA, 0}, static_cast<int32_t>(shape.size()),
-                    {kDLFloat, 32, 1}, shape.data(), nullptr, 0};
-  };
-  DLTensor x = device(0x10000, xs), wq = device(0x20000, wqs), wo = device(0x30000, wos), k = device(0x40000, cs),
-           v = device(0x50000, cs), y = device(0x60000, xs);
+  const DLDataType f32{kDLFloat, 32, 1};
+  DLTensor x = fake_cuda(0x10000, xs, f32), wq = fake_cuda(0x20000, wqs, f32), wo = fake_cuda(0x30000, wos, f32),
+           k = fake_cuda(0x40000, cs, f32), v = fake_cuda(0x50000, cs, f32), y = fake_cuda(0x60000, xs, f32);
   const npukit_tensor tensors[] = {{"x", &x}, {"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &k}, {"v_cache", &v}, {"y", &y}};
   const npukit_param params[] = {{"pos", "3"}, {"heads", "2"}};
   EXPECT_EQ(npukit_run("qkv_attention", "gpu-cuda", tensors, 6, params, 2), NPUKIT_UNSUPPORTED);
