@@ -30,6 +30,20 @@ DLTensor fake_cuda(uintptr_t address, std::vector<int64_t>& shape, DLDataType dt
                   shape.data(), nullptr, 0};
 }
 
+// A prepared op on gpu-cuda with host constants, run on fake device tensors: the run must
+// stop at the missing device, having read no device pointer on the host.
+void expect_prepared_run_finds_no_cuda(const char* op_name, const std::vector<npukit_tensor>& constants,
+                                       const std::vector<npukit_tensor>& tensors) {
+  npukit_op* op = npukit_op_create(op_name, "gpu-cuda", nullptr, 0);
+  ASSERT_NE(op, nullptr) << npukit_last_error();
+  for (const npukit_tensor& c : constants) {
+    ASSERT_EQ(npukit_op_set_constant(op, c.name, c.tensor), NPUKIT_OK) << npukit_last_error();
+  }
+  EXPECT_EQ(npukit_op_run(op, tensors.data(), tensors.size()), NPUKIT_UNSUPPORTED);
+  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
+  npukit_op_destroy(op);
+}
+
 // Tests that pass fake device pointers: they must stop at the missing device.
 constexpr const char* kFakePointersNeedNoDriver =
     "not runnable here: a CUDA driver is present, and these fake device pointers would reach it "
@@ -188,15 +202,9 @@ TEST(CApi, Int8LayerTakesCudaTensors) {
   EXPECT_EQ(npukit_run("int8_gemm", "gpu-cuda", gemm, 3, nullptr, 0), NPUKIT_UNSUPPORTED);
   EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
 
-  npukit_op* op = npukit_op_create("int8_gemm", "gpu-cuda", nullptr, 0);
-  ASSERT_NE(op, nullptr) << npukit_last_error();
   std::vector<int8_t> host_w(8 * 64, 1);
   DLTensor hw{host_w.data(), {kDLCPU, 0}, 2, {kDLInt, 8, 1}, ws.data(), nullptr, 0};
-  ASSERT_EQ(npukit_op_set_constant(op, "w", &hw), NPUKIT_OK) << npukit_last_error();
-  const npukit_tensor prepared[] = {{"a", &q}, {"y", &y}};
-  EXPECT_EQ(npukit_op_run(op, prepared, 2), NPUKIT_UNSUPPORTED);
-  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
-  npukit_op_destroy(op);
+  expect_prepared_run_finds_no_cuda("int8_gemm", {{"w", &hw}}, {{"a", &q}, {"y", &y}});
 }
 
 // int4_gemm takes CUDA tensors on gpu-cuda: a prepared op holds w and scales as host
@@ -211,14 +219,7 @@ TEST(CApi, Int4GemmTakesCudaTensors) {
   DLTensor y = fake_cuda(0x20000, ys, DLDataType{kDLFloat, 32, 1});
   DLTensor hw{w.data(), {kDLCPU, 0}, 2, {kDLUInt, 8, 1}, ws.data(), nullptr, 0};
   DLTensor hs{scales.data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, ss.data(), nullptr, 0};
-  npukit_op* op = npukit_op_create("int4_gemm", "gpu-cuda", nullptr, 0);
-  ASSERT_NE(op, nullptr) << npukit_last_error();
-  ASSERT_EQ(npukit_op_set_constant(op, "w", &hw), NPUKIT_OK) << npukit_last_error();
-  ASSERT_EQ(npukit_op_set_constant(op, "scales", &hs), NPUKIT_OK) << npukit_last_error();
-  const npukit_tensor tensors[] = {{"a", &a}, {"y", &y}};
-  EXPECT_EQ(npukit_op_run(op, tensors, 2), NPUKIT_UNSUPPORTED);
-  EXPECT_NE(std::string(npukit_last_error()).find("no CUDA device was found"), std::string::npos) << npukit_last_error();
-  npukit_op_destroy(op);
+  expect_prepared_run_finds_no_cuda("int4_gemm", {{"w", &hw}, {"scales", &hs}}, {{"a", &a}, {"y", &y}});
 }
 
 // add_rms_norm takes CUDA tensors on gpu-cuda: its kernels read a device copy of the
