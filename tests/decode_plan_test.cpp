@@ -101,8 +101,11 @@ TEST(DecodePlan, QuantizedWeightsCutTheGemmTimeByTheirBytes) {
       double(weight_matrix_bytes(4096, 4096, WeightType::int8)) / weight_matrix_bytes(4096, 4096, WeightType::int4);
   EXPECT_GT(gemm_time(i8) / gemm_time(i4), 1.2);
   EXPECT_LT(gemm_time(i8) / gemm_time(i4), 0.9 * bytes_ratio);
-  for (const OpRow& r : i4.decode.rows)
-    if (r.op == "int4_gemm") EXPECT_EQ(r.bound, "compute") << r.label;
+  for (const OpRow& r : i4.decode.rows) {
+    if (r.op == "int4_gemm") {
+      EXPECT_EQ(r.bound, "compute") << r.label;
+    }
+  }
   // Where the vector unit keeps up (ascend-910b-like), int4 beats int8 by its bytes' share.
   const sim::ArchSpec& ascend = sim::preset("ascend-910b-like");
   const Plan a8 = plan(m, ascend, WeightType::int8), a4 = plan(m, ascend, WeightType::int4);
