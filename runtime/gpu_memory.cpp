@@ -97,6 +97,28 @@ TensorView RunScratch::take(DType dtype, const Dims& shape) {
   return v;
 }
 
+TensorView RunScratch::copy_of(const TensorView& host) {
+  return device_ ? device_->copy_of(host) : host;
+}
+
+TensorView RunScratch::broadcast(TensorView t, const Dims& outer) {
+  Dims shape = outer, strides;
+  for (size_t i = 0; i < outer.size(); ++i) strides.push_back(0);
+  int64_t step = 1;
+  Dims inner(t.shape.size(), 0);
+  for (size_t i = t.shape.size(); i-- > 0;) {
+    inner[i] = step;
+    step *= t.shape[i];
+  }
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    shape.push_back(t.shape[i]);
+    strides.push_back(inner[i]);
+  }
+  t.shape = shape;
+  t.strides = strides;
+  return t;
+}
+
 const TensorView& GpuConstantCopies::of(const TensorView& host) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [key, copy] : copies_) {

@@ -65,6 +65,14 @@ class RunScratch {
  public:
   RunScratch(const Call& call, ScratchFrame& frame);
   TensorView take(DType dtype, const Dims& shape);
+  // `host` where the kernels read it: itself on the CPU, a device copy on a GPU. With
+  // broadcast(), a small host row that a view with zero strides repeats is moved once,
+  // where a host view with zero strides would be copied once per repeat (Halide's device
+  // copies iterate zero-stride dimensions).
+  TensorView copy_of(const TensorView& host);
+  // `t` repeated along new outer dimensions of `outer` extents (zero strides); `t` must be
+  // contiguous.
+  static TensorView broadcast(TensorView t, const Dims& outer);
 
  private:
   ScratchFrame& frame_;

@@ -112,9 +112,14 @@ void int4_gemm_run(const Call& call) {
   }
   const bool asym = call.tensors.count("zero_points") > 0;
   const int64_t blocks = l.n_pad / Int4Layout::kLanes;
-  TensorView zp{const_cast<uint8_t*>(kEights), DType::uint8, {blocks, groups, Int4Layout::kLanes}, {0, 0, 1}};
+  // The 16 eights once where the kernels read them (on a GPU one 16-byte upload: a host view
+  // with zero strides would be copied once per channel block and group).
+  RunScratch scratch(call, frame);
+  TensorView zp = RunScratch::broadcast(
+      scratch.copy_of({const_cast<uint8_t*>(kEights), DType::uint8, {Int4Layout::kLanes}, {}}), {blocks, groups});
   if (asym) {
     zp.strides.clear();
+    zp.memory = TensorView::Memory::host;
     if (const auto* p = call.packed_constant<PackedZeroPoints>("zero_points")) {
       zp.data = const_cast<uint8_t*>(p->data.data());
       constant_zp = true;
