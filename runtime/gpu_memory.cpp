@@ -97,26 +97,23 @@ TensorView RunScratch::take(DType dtype, const Dims& shape) {
   return v;
 }
 
-TensorView RunScratch::copy_of(const TensorView& host) {
-  return device_ ? device_->copy_of(host) : host;
-}
+TensorView RunScratch::copy_of(const TensorView& t) { return device_ ? device_->copy_of(t) : t; }
 
 TensorView RunScratch::broadcast(TensorView t, const Dims& outer) {
-  Dims shape = outer, strides;
-  for (size_t i = 0; i < outer.size(); ++i) strides.push_back(0);
+  Dims shape = outer, strides(outer.size() + t.shape.size(), 0);  // the outer strides stay 0
+  for (int64_t extent : t.shape) shape.push_back(extent);
   int64_t step = 1;
-  Dims inner(t.shape.size(), 0);
-  for (size_t i = t.shape.size(); i-- > 0;) {
-    inner[i] = step;
-    step *= t.shape[i];
-  }
-  for (size_t i = 0; i < t.shape.size(); ++i) {
-    shape.push_back(t.shape[i]);
-    strides.push_back(inner[i]);
+  for (size_t i = shape.size(); i-- > outer.size();) {
+    strides[i] = step;
+    step *= shape[i];
   }
   t.shape = shape;
   t.strides = strides;
   return t;
+}
+
+TensorView RunScratch::zero_rows(int64_t rows, int64_t row) {
+  return broadcast(copy_of({frame_.fill(static_cast<size_t>(row), 0.0f), DType::float32, {row}, {}}), {rows});
 }
 
 const TensorView& GpuConstantCopies::of(const TensorView& host) {

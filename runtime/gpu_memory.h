@@ -65,14 +65,17 @@ class RunScratch {
  public:
   RunScratch(const Call& call, ScratchFrame& frame);
   TensorView take(DType dtype, const Dims& shape);
-  // `host` where the kernels read it: itself on the CPU, a device copy on a GPU. With
+  // `t` where the kernels read it, for a kernel that must not read what it writes: itself
+  // on the CPU, a device copy on a GPU (of host memory or the family's device memory). With
   // broadcast(), a small host row that a view with zero strides repeats is moved once,
   // where a host view with zero strides would be copied once per repeat (Halide's device
   // copies iterate zero-stride dimensions).
-  TensorView copy_of(const TensorView& host);
+  TensorView copy_of(const TensorView& t);
   // `t` repeated along new outer dimensions of `outer` extents (zero strides); `t` must be
   // contiguous.
   static TensorView broadcast(TensorView t, const Dims& outer);
+  // float32 zeros of shape [rows, row], stored as one row that every row repeats.
+  TensorView zero_rows(int64_t rows, int64_t row);
 
  private:
   ScratchFrame& frame_;

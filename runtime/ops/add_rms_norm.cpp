@@ -1,6 +1,4 @@
 // The registry entry of add_rms_norm (vLLM's fused_add_rms_norm).
-#include <optional>
-
 #include "kernels/add_rms_norm_f16.h"
 #include "kernels/add_rms_norm_f16_gpu.h"
 #include "kernels/add_rms_norm_f32.h"
@@ -20,9 +18,9 @@ void add_rms_norm_run(const Call& call) {
   // kernels of their own, in no order the schedule fixes, so they read a device copy of the
   // residual (an upload of a host tensor, a device-to-device copy of a CUDA one) and write
   // the caller's.
-  std::optional<GpuScratch> device;
-  if constexpr (Gpu) device.emplace(call.target);
-  const In x{call.tensor("x")}, res_in{Gpu ? device->copy_of(residual) : residual}, weight{call.tensor("weight")};
+  ScratchFrame frame(call);
+  RunScratch scratch(call, frame);
+  const In x{call.tensor("x")}, res_in{scratch.copy_of(residual)}, weight{call.tensor("weight")};
   const Out res_out{residual}, y{call.tensor("y")};
   const float eps = static_cast<float>(call.params.real("eps"));
   if (residual.dtype == DType::float16) {

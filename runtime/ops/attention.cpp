@@ -40,12 +40,10 @@ void check(const Call& call) {
 }
 
 // The mask, or zeros when the call has none: one row of S_max zeros that every token's row
-// repeats (zero stride), where the kernels read it (a T × S_max upload per GPU call before).
-TensorView mask_of(const Call& call, ScratchFrame& frame, RunScratch& scratch) {
+// repeats, where the kernels read it (a T × S_max upload per GPU call before).
+TensorView mask_of(const Call& call, RunScratch& scratch) {
   if (auto it = call.tensors.find("mask"); it != call.tensors.end()) return it->second;
-  const int64_t T = call.dim("T"), s_max = call.dim("S_max");
-  const TensorView row{frame.fill(static_cast<size_t>(s_max), 0.0f), DType::float32, {s_max}, {}};
-  return RunScratch::broadcast(scratch.copy_of(row), {T});
+  return scratch.zero_rows(call.dim("T"), call.dim("S_max"));
 }
 
 template <class Kernel>
@@ -53,7 +51,7 @@ void run_general(const Kernel& kernel, const Call& call) {
   ScratchFrame frame(call);
   RunScratch scratch(call, frame);
   call_kernel(kernel, call, In{call.tensor("q")}, In{call.tensor("k_cache")}, In{call.tensor("v_cache")},
-              In{call.tensor("positions")}, In{mask_of(call, frame, scratch)}, Out{call.tensor("o")});
+              In{call.tensor("positions")}, In{mask_of(call, scratch)}, Out{call.tensor("o")});
 }
 
 // T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without

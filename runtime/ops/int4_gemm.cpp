@@ -90,11 +90,9 @@ void int4_gemm_run(const Call& call) {
 
   // A prepared op's constants are packed already; on a GPU they are read from the device
   // copies their first run made (gpu_resident). A plain call packs each one here.
-  bool constant_w = false, constant_scales = false, constant_zp = false;
   const uint8_t* w = nullptr;
   if (const auto* p = call.packed_constant<layouts::PackedInt4Weights>("w")) {
     w = p->data.get();
-    constant_w = true;
   } else {
     uint8_t* packed = frame.take<uint8_t>(l.weight_bytes());
     layouts::pack_int4_weights(static_cast<const uint8_t*>(call.tensor("w").data), l, packed);
@@ -103,7 +101,6 @@ void int4_gemm_run(const Call& call) {
   const float* scales = nullptr;
   if (const auto* p = call.packed_constant<PackedScales>("scales")) {
     scales = p->data.data();
-    constant_scales = true;
   } else {
     const TensorView& s = call.tensor("scales");
     float* packed = frame.take<float>(l.group_values(groups));
@@ -122,7 +119,6 @@ void int4_gemm_run(const Call& call) {
     zp.memory = TensorView::Memory::host;
     if (const auto* p = call.packed_constant<PackedZeroPoints>("zero_points")) {
       zp.data = const_cast<uint8_t*>(p->data.data());
-      constant_zp = true;
     } else {
       uint8_t* packed = frame.take<uint8_t>(l.group_values(groups));
       layouts::pack_int4_zero_points(static_cast<const uint8_t*>(call.tensor("zero_points").data), l, groups, packed);
@@ -152,9 +148,11 @@ void int4_gemm_run(const Call& call) {
                                               {int8 ? M : 1}, {}};
   TensorView w_view{const_cast<uint8_t*>(w), DType::uint8, {blocks, l.k_pad / 8, Int4Layout::kLanes, 4}, {}};
   TensorView s_view{const_cast<float*>(scales), DType::float32, {blocks, groups, Int4Layout::kLanes}, {}};
-  if (Gpu && constant_w) w_view = gpu_resident(call, "w", w_view);
-  if (Gpu && constant_scales) s_view = gpu_resident(call, "scales", s_view);
-  if (Gpu && constant_zp) zp = gpu_resident(call, "zero_points", zp);
+  if (Gpu) {  // each the constant's own memory when there is one, else left as it is
+    w_view = gpu_resident(call, "w", w_view);
+    s_view = gpu_resident(call, "scales", s_view);
+    zp = gpu_resident(call, "zero_points", zp);
+  }
   const uint8_t nibble_xor = asym ? 0 : 0x88;
   const int32_t g = static_cast<int32_t>(group);
   const bool f16_out = y.dtype == DType::float16;

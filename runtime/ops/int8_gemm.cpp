@@ -154,22 +154,16 @@ void int8_gemm_run(const Call& call) {
   const bool int32_out = call.params.choice("out") == "int32";
   const TensorView& y = call.tensor("y");
   ScratchFrame frame(call);
+  // On a GPU everything stays on the device between the kernels: the int32 accumulator in
+  // device scratch, the weights as the prepared op's device copies (uploaded once).
+  RunScratch scratch(call, frame);
+  const TensorView acc = int32_out ? y : scratch.take(DType::int32, {m, n});
   if constexpr (Gpu) {
-    // Everything stays on the device between the kernels: the weights as the prepared op's
-    // device copies (uploaded once), the int32 accumulator in device scratch.
-    GpuScratch device(call.target);
-    const TensorView& acc = int32_out ? y : device.take(DType::int32, {m, n});
     int8_gemm_accumulate_gpu(a, int8_gpu_weights(call, "w", *packed), zp, acc, call.target);
-    if (!int32_out) int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
   } else {
-    if (int32_out) {
-      int8_gemm_accumulate(a, *packed, zp, y, call.tier, call.target, &frame);
-      return;
-    }
-    const TensorView acc{frame.take<int32_t>(static_cast<size_t>(m * n)), DType::int32, {m, n}, {}};
     int8_gemm_accumulate(a, *packed, zp, acc, call.tier, call.target, &frame);
-    int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
   }
+  if (!int32_out) int8_epilogue<Gpu>(call, acc, int8_channel_factors(call, frame));
 }
 
 OpSpec make_spec() {

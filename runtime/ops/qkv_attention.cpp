@@ -202,18 +202,11 @@ void attend(const Call& call, const TensorView& q, const TensorView& o) {
   RunScratch scratch(call, frame);
   int32_t* positions = frame.take<int32_t>(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
-  // Without a mask: for the general kernel one row of zeros every token repeats (zero
-  // stride; on a GPU moved once), decode's unmasked kernel reads none.
+  // Without a mask: for the general kernel one row of zeros every token repeats (on a GPU
+  // moved once), decode's unmasked kernel reads none.
   const auto it = call.tensors.find("mask");
-  const int64_t zeros_row = T == 1 ? 1 : s_max;
-  const TensorView zeros =
-      it == call.tensors.end()
-          ? RunScratch::broadcast(scratch.copy_of({frame.fill(static_cast<size_t>(zeros_row), 0.0f), DType::float32,
-                                                   {zeros_row}, {}}),
-                                  {T})
-          : TensorView{};
   const In qb{q}, k{k_cache}, v{v_cache},
-      m{it != call.tensors.end() ? it->second : zeros};
+      m{it != call.tensors.end() ? it->second : scratch.zero_rows(T, T == 1 ? 1 : s_max)};
   const In p{{positions, DType::int32, {T}, {}}};
   const Out ob{o};
   const bool kv_f16 = k_cache.dtype == DType::float16;
