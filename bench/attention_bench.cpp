@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
@@ -78,4 +79,4 @@ BENCHMARK(BM_attention_decode)
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

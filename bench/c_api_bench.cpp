@@ -12,6 +12,7 @@
 #include <chrono>
 #include <vector>
 
+#include "bench/machine_context.h"
 #include "kernels/rms_norm_f32.h"
 #include "npukit/npukit.h"
 #include "runtime/bind.h"
@@ -131,4 +132,4 @@ BENCHMARK(BM_npukit_run)->Apply(paired);
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

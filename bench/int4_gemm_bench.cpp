@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "layouts/vnni_int8.h"
 #include "runtime/bind.h"
@@ -123,4 +124,4 @@ BENCHMARK(BM_int4_gemv)->Apply(shapes);
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

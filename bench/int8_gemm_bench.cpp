@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "dnnl.hpp"
 #include "layouts/vnni_int8.h"
@@ -157,9 +158,5 @@ int main(int argc, char** argv) {
   // oneDNN's OpenMP pool and Halide's pool get the same number of threads. (OpenMP has
   // read OMP_NUM_THREADS before main, so set it through the API.)
   omp_set_num_threads(npukit::bench::halide_threads());
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return npukit::bench::run_benchmarks(argc, argv);
 }

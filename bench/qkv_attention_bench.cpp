@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/qkv_attention_int8.h"
@@ -147,4 +148,4 @@ BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f16, DType::float16)
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
@@ -115,4 +116,4 @@ BENCHMARK_CAPTURE(BM_rope_warm, f16_interleaved, DType::float16, "interleaved")-
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/copy_anchor.h"
+#include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
 #include "runtime/registry.h"
@@ -41,4 +42,4 @@ BENCHMARK_CAPTURE(BM_silu_mul, f16, DType::float16)->Apply(shapes);
 }  // namespace
 }  // namespace npukit::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return npukit::bench::run_benchmarks(argc, argv); }

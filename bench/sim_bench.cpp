@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "bench/machine_context.h"
 #include "runtime/cpu_features.h"
 #include "schedules/npu/npu_schedule.h"
 #include "simulator/analysis/lowered_nest.h"
@@ -69,7 +70,5 @@ int main(int argc, char** argv) {
       }
     }
   }
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  return npukit::bench::run_benchmarks(argc, argv);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "npukit/npukit.h"
+#include "runtime/cpu_features.h"
 
 namespace {
 
@@ -92,6 +93,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "torch_op_bench: %s\n", dlerror());
     return 1;
   }
+  // The CPU (this bench links the shared library, not the kit's core: no per-op tiers).
+  benchmark::AddCustomContext("cpu", npukit::cpu_model());
+  benchmark::AddCustomContext("cpu_features", npukit::describe(npukit::cpu_features()));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   return 0;

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace npukit {
 namespace {
@@ -161,6 +162,35 @@ std::string describe(const CpuFeatures& f) {
     if (has(f, name)) out += (out.empty() ? "" : " ") + std::string(name);
   }
   return out;
+}
+
+std::string cpu_model() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return "unknown CPU (no cpuid)";
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  __get_cpuid(1, &a, &b, &c, &d);
+  // The displayed family and model: the extended fields count where the base family is 15
+  // (AMD's and Intel's newer parts), and Intel's family 6 also extends the model.
+  const unsigned base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+  const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  const unsigned model = base_family == 0xf || base_family == 6 ? base_model | (((a >> 16) & 0xf) << 4) : base_model;
+  std::string brand;
+  if (__get_cpuid_max(0x80000000, nullptr) >= 0x80000004) {
+    char text[49] = {};
+    for (unsigned leaf = 0; leaf < 3; ++leaf) {
+      __get_cpuid(0x80000002 + leaf, &a, &b, &c, &d);
+      const unsigned regs[4] = {a, b, c, d};
+      std::memcpy(text + 16 * leaf, regs, 16);
+    }
+    brand = text;
+    const size_t first = brand.find_first_not_of(' '), last = brand.find_last_not_of(' ');
+    brand = first == std::string::npos ? "" : brand.substr(first, last - first + 1);
+  }
+  if (brand.empty()) brand = "unnamed CPU";
+  return brand + " (" + vendor + " family " + std::to_string(family) + " model " + std::to_string(model) + ")";
 }
 
 }  // namespace npukit

@@ -46,4 +46,9 @@ std::string halide_cpu_target(const CpuFeatures& f);
 // Names of the features present, for reports (e.g. "avx2 avx512f ... avx512vnni").
 std::string describe(const CpuFeatures& f);
 
+// This CPU for reports: cpuid's brand string and its family and model numbers (a VM may
+// show a bare "AMD EPYC", which the numbers tell apart: family 25 model 1 is Zen 3), e.g.
+// "AMD EPYC (AuthenticAMD family 25 model 1)".
+std::string cpu_model();
+
 }  // namespace npukit

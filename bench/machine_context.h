@@ -1,0 +1,22 @@
+// What every bench prints before its results: the CPU it ran on (model, family and model
+// numbers, features) and the CPU tier each op's kernels dispatch to here, so that a
+// reader can tell machines and tiers apart (numbers differ 2x between CPU families, and a
+// ratio means little without the tier that produced it).
+#pragma once
+
+#include <string>
+
+namespace npukit::bench {
+
+// "rms_norm:avx2 rope:avx2 ...": for every registered op with CPU kernels, the best tier
+// this CPU runs (what a call without a forced tier dispatches to), or "none".
+std::string dispatched_tiers();
+
+// Adds cpu, cpu_features, halide_threads and dispatched_tiers to Google Benchmark's
+// context (printed in the console header and the JSON's "context").
+void add_machine_context();
+
+// A bench's main: the context, then Google Benchmark's own main.
+int run_benchmarks(int argc, char** argv);
+
+}  // namespace npukit::bench
