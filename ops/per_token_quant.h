@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "ops/round_even.h"
 
 namespace npukit::ops {
 
@@ -24,7 +25,8 @@ struct PerTokenQuant {
 // like |a|, and NaN and ±Inf (bits ≥ 0x7f800000) sort above every finite value, so one
 // integer reduction gives m and detects a non-finite row, immune to fast-math. The maximum
 // keeps `lanes` partial maxima (one vector) over whole lane groups, then the tail.
-PerTokenQuant define_per_token_quant(Halide::Func a, Halide::Expr K, int lanes);
+// `rounding`: the form of nearbyint (ops/round_even.h; the result is the same).
+PerTokenQuant define_per_token_quant(Halide::Func a, Halide::Expr K, int lanes, Rounding rounding);
 
 // (float)acc · (row_scale · chan_scale), the multiplications in fp32 in that order.
 Halide::Expr dequantize(Halide::Expr acc, Halide::Expr row_scale, Halide::Expr chan_scale);
@@ -35,13 +37,11 @@ Halide::Expr dequantize(Halide::Expr acc, Halide::Expr row_scale, Halide::Expr c
 // into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
 #ifdef NPUKIT_ALGORITHM_per_token_quant
 
-#include "ops/round_even.h"
-
 namespace npukit::ops {
 
 using namespace Halide;
 
-PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes) {
+PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes, Rounding rounding) {
   PerTokenQuant p;
   Var k = p.k, l = p.l, t = p.t;
   Expr groups = K / lanes;
@@ -65,7 +65,7 @@ PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes) {
   Expr s_bits = reinterpret<uint32_t>(sc);
   Expr ok = s_bits != cast<uint32_t>(0) && s_bits < cast<uint32_t>(0x7f800000);
   Expr num = select(ok, a(k, t), 0.0f), den = select(ok, sc, 1.0f);
-  Expr r = strict_float(round_half_even(num / den));
+  Expr r = strict_float(round_half_even(num / den, rounding));
   p.q(k, t) = cast<int8_t>(strict_float(clamp(r, -127.0f, 127.0f)));
   return p;
 }
@@ -105,7 +105,7 @@ class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
     af(k, t) = ops::widen_to_f32(a(k, t), target);
     const bool gpu = schedules::gpu::is_gpu(target);
     const int lanes = gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target);
-    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), lanes);
+    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), lanes, ops::rounding_for(target));
     q = p.q;
     scale = p.scale;
     ops::set_mins_to_zero(q, scale);
