@@ -323,9 +323,35 @@ TEST(Gate, ANamedOpWithNothingRunnableIsReported) {
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].rfind("--op rms_norm --target npu-sim:edge-6tops: no case ran", 0), 0u) << one[0];
 
-  o.ops.clear();  // every op: an op without a kernel here is UNSUPPORTED, not a failure
+  // Every op: an op without a kernel here is UNSUPPORTED, not a failure, where another op
+  // ran on the target.
+  o.ops.clear();
   o.targets = {"cpu"};
-  EXPECT_TRUE(gate::unrunnable_requests(r, o).empty());
+  std::vector<gate::CaseResult> mixed = r;
+  const auto ran = gate::run({&find_op("silu_mul")}, o);
+  mixed.insert(mixed.end(), ran.begin(), ran.end());
+  EXPECT_TRUE(gate::unrunnable_requests(mixed, o).empty());
+  // Where no op ran on a target named with --target (no device), that target is reported.
+  const std::vector<std::string> target = gate::unrunnable_requests(r, o);
+  ASSERT_EQ(target.size(), 1u);
+  EXPECT_EQ(target[0].rfind("--target cpu: no case of any op ran (" + std::to_string(r.size()) + " UNSUPPORTED", 0), 0u)
+      << target[0];
+}
+
+// gpu-cuda without a GPU: a gate over every op that checked nothing does not pass (CI and
+// bench/gpu/run_device.sh read the exit code).
+TEST(Gate, ATargetOnWhichNothingRanIsReported) {
+  gate::Options o;
+  o.classes = {"normal"};
+  o.dtypes = {"float32"};
+  o.targets = {"gpu-cuda"};
+  o.isolate = false;
+  const auto r = gate::run(std::vector<const OpSpec*>{&find_op("rms_norm"), &find_op("silu_mul")}, o);
+  ASSERT_FALSE(r.empty());
+  const std::vector<std::string> lines = gate::unrunnable_requests(r, o);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("--target gpu-cuda: no case of any op ran", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("no CUDA device"), std::string::npos) << lines[0];
 }
 
 TEST(Gate, BaselineCatchesARegressionInsideTolerance) {

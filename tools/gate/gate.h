@@ -69,7 +69,8 @@ int exit_code(const std::vector<CaseResult>& results);
 
 // The (op, target) pairs the user asked for by name (each --op with each target) of which
 // no case ran: every one UNSUPPORTED, or none selected. One line each, naming the pair and
-// the first case's reason. A gate that checked nothing of what it was asked to check must
+// the first case's reason; and, without --op, each target named with --target on which no
+// case of any op ran (no device). A gate that checked nothing of what it was asked to check must
 // not pass: `npukit gate` exits 2 with these (after the report; a crash's 3 comes first).
 std::vector<std::string> unrunnable_requests(const std::vector<CaseResult>& results, const Options& options);
 

@@ -33,6 +33,27 @@ std::vector<std::string> unrunnable_requests(const std::vector<CaseResult>& resu
       if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
     }
   }
+  // A target named with --target on which no case of any op ran: the target itself cannot
+  // run here (no GPU or OpenCL device, a tier this CPU lacks), which must not pass as a
+  // gate of every op with nothing checked. Ops without a kernel on a target that others
+  // run (a preset an op's NPU schedule refuses) stay UNSUPPORTED, as above.
+  for (const std::string& target : options.targets) {
+    int unsupported = 0;
+    bool ran = false;
+    std::string why;
+    for (const CaseResult& r : results) {
+      if (r.target != target) continue;
+      if (r.status != golden::Status::unsupported) {
+        ran = true;
+        break;
+      }
+      ++unsupported;
+      if (why.empty()) why = r.error.substr(0, r.error.find('\n'));
+    }
+    if (ran || unsupported == 0 || !options.ops.empty()) continue;  // named ops: reported above
+    out.push_back("--target " + target + ": no case of any op ran (" + std::to_string(unsupported) + " UNSUPPORTED" +
+                  (why.empty() ? "" : ": " + why) + ")");
+  }
   return out;
 }
 
