@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "ops/round_even.h"
 
 namespace npukit::ops {
 
@@ -41,16 +42,14 @@ Halide::Expr requantize_fixed_point(Halide::Expr acc, Halide::Expr multiplier, H
                                     Halide::Expr out_zero_point);
 
 // int8 from int32 `acc` as ONNX QLinearMatMul: nearbyint((float)acc · m) + zero point,
-// saturated, all in fp32.
-Halide::Expr requantize_float(Halide::Expr acc, Halide::Expr m, Halide::Expr out_zero_point);
+// saturated, all in fp32; `rounding`: the form of nearbyint (ops/round_even.h, same result).
+Halide::Expr requantize_float(Halide::Expr acc, Halide::Expr m, Halide::Expr out_zero_point, Rounding rounding);
 
 }  // namespace npukit::ops
 
 // ---- Section NPUKIT_ALGORITHM_int8_gemm: the algorithm's definition and its Generators, compiled once,
 // into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
 #ifdef NPUKIT_ALGORITHM_int8_gemm
-
-#include "ops/round_even.h"
 
 namespace npukit::ops {
 
@@ -110,10 +109,10 @@ Expr requantize_fixed_point(Expr acc, Expr multiplier, Expr shift, Expr out_zero
   return cast<int8_t>(clamp(cast<int64_t>(x) + out_zero_point, -128, 127));
 }
 
-Expr requantize_float(Expr acc, Expr m, Expr out_zero_point) {
+Expr requantize_float(Expr acc, Expr m, Expr out_zero_point, Rounding rounding) {
   // strict_float: the contract is fp32 round-to-nearest-even, not whatever fast-math fuses.
   Expr v = strict_float(cast<float>(acc) * m);
-  Expr r = strict_float(round_half_even(v));
+  Expr r = strict_float(round_half_even(v, rounding));
   Expr q = strict_float(clamp(r + cast<float>(out_zero_point), -128.0f, 127.0f));
   return cast<int8_t>(q);
 }
@@ -230,7 +229,7 @@ class Int8EpilogueGenerator : public Halide::Generator<Int8EpilogueGenerator> {
     } else if (mode == Epilogue::fixed_point) {
       out(n, m) = ops::requantize_fixed_point(acc(n, m), multiplier(n), shift(n), out_zero_point);
     } else {
-      out(n, m) = ops::requantize_float(acc(n, m), chan_scale(n), out_zero_point);
+      out(n, m) = ops::requantize_float(acc(n, m), chan_scale(n), out_zero_point, ops::rounding_for(get_target()));
     }
     y = out;
     if (get_target().has_gpu_feature()) {

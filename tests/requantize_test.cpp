@@ -97,15 +97,20 @@ TEST(Requantize, FloatModeTiesToEvenAndSaturates) {
   const int n = static_cast<int>(accs.size());
   Buffer<int32_t> acc(n);
   for (int i = 0; i < n; ++i) acc(i) = accs[i];
-  Func f;
-  Var x;
-  f(x) = ops::requantize_float(acc(x), 0.5f, 3);
-  Buffer<int8_t> out = f.realize({n}, jit_target());
-  for (int i = 0; i < n; ++i) {
-    ASSERT_EQ(out(i), golden::requantize_float(accs[i], 1.0f, 0.5f, 1.0f, 3)) << accs[i];
+  // Both forms of the rounding, vectorized as the kernels run them (x86: roundps).
+  for (ops::Rounding form : {ops::Rounding::portable, ops::Rounding::x86_roundps}) {
+    SCOPED_TRACE(form == ops::Rounding::portable ? "portable" : "x86_roundps");
+    Func f;
+    Var x;
+    f(x) = ops::requantize_float(acc(x), 0.5f, 3, form);
+    f.vectorize(x, 4, TailStrategy::GuardWithIf);
+    Buffer<int8_t> out = f.realize({n}, jit_target());
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(out(i), golden::requantize_float(accs[i], 1.0f, 0.5f, 1.0f, 3)) << accs[i];
+    }
+    EXPECT_EQ(out(0), static_cast<int8_t>(-2 + 3));  // -2.5 → -2
+    EXPECT_EQ(out(1), static_cast<int8_t>(-2 + 3));  // -1.5 → -2
   }
-  EXPECT_EQ(out(0), static_cast<int8_t>(-2 + 3));  // -2.5 → -2
-  EXPECT_EQ(out(1), static_cast<int8_t>(-2 + 3));  // -1.5 → -2
 }
 
 }  // namespace

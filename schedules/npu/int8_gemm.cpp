@@ -230,7 +230,7 @@ NpuPipeline int8_gemm_npu_pipeline(const sim::ArchSpec& arch, GemmOut out_kind, 
     }
     case GemmOut::int8_float: {
       Func scale = channel(Float(32), "chan_scale");
-      y(n, m) = ops::requantize_float(e(n, m), scale(n), out_zp);
+      y(n, m) = ops::requantize_float(e(n, m), scale(n), out_zp, ops::Rounding::portable);
       break;
     }
     case GemmOut::float32:
