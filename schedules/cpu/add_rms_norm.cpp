@@ -5,9 +5,9 @@ namespace npukit::schedules::cpu {
 using namespace Halide;
 
 // rms_norm's schedule (tasks of 4 rows, each row's sum of squares and scaling while the row
-// is in L1) with the row's x + residual kept in a row buffer, and the new residual row
-// written after the row's norm (compute_with): every row is read once and the in-place
-// update never runs ahead of the reads.
+// is in L1) with the row's x + residual kept in a row buffer, which the norm reads and the
+// new residual row is copied from, after the row's norm (compute_with): every row is read
+// once and the in-place update never runs ahead of the reads.
 void schedule_add_rms_norm(ops::AddRmsNorm& op, Expr, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var h = op.norm.h, row = op.norm.row, rowo{"rowo"}, rowi{"rowi"}, u{"u"};
