@@ -172,11 +172,11 @@ std::string cpu_model() {
   std::memcpy(vendor + 4, &d, 4);
   std::memcpy(vendor + 8, &c, 4);
   __get_cpuid(1, &a, &b, &c, &d);
-  // The displayed family and model: the extended fields count where the base family is 15
-  // (AMD's and Intel's newer parts), and Intel's family 6 also extends the model.
+  // Family and model as Linux's /proc/cpuinfo shows them: the extended family counts where
+  // the base family is 15, the extended model from family 6 on.
   const unsigned base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
   const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
-  const unsigned model = base_family == 0xf || base_family == 6 ? base_model | (((a >> 16) & 0xf) << 4) : base_model;
+  const unsigned model = family >= 6 ? base_model | (((a >> 16) & 0xf) << 4) : base_model;
   std::string brand;
   if (__get_cpuid_max(0x80000000, nullptr) >= 0x80000004) {
     char text[49] = {};

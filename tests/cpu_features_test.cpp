@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "runtime/cpu_features.h"
 
@@ -22,6 +23,22 @@ std::set<std::string> proc_cpuinfo_flags() {
     return flags;
   }
   return {};
+}
+
+// The first value of a /proc/cpuinfo field ("model name", "cpu family", ...), or "".
+std::string proc_cpuinfo_field(const std::string& name) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos || line.rfind(name, 0) != 0) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key != name) continue;
+    const size_t value = line.find_first_not_of(' ', colon + 1);
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
 }
 
 CpuFeatures zen4() {
@@ -49,6 +66,19 @@ TEST(CpuFeatures, AgreesWithTheKernelsView) {
   EXPECT_EQ(f.avxvnni, flags.count("avx_vnni") == 1);
   EXPECT_EQ(f.amx_tile, flags.count("amx_tile") == 1);
   EXPECT_EQ(f.amx_int8, flags.count("amx_int8") == 1);
+}
+
+// What every bench prints as `cpu:`: the kernel's model name, family and model numbers
+// (decoded from cpuid as Linux decodes them: Zen 3 is family 25 model 1, extended fields
+// included).
+TEST(CpuFeatures, TheModelIsWhatLinuxReports) {
+  const std::string model = cpu_model();
+  const std::string family = proc_cpuinfo_field("cpu family"), number = proc_cpuinfo_field("model");
+  const std::string name = proc_cpuinfo_field("model name");
+  ASSERT_FALSE(family.empty());
+  ASSERT_FALSE(number.empty());
+  EXPECT_NE(model.find(" family " + family + " model " + number + ")"), std::string::npos) << model;
+  if (!name.empty()) EXPECT_EQ(model.rfind(name + " (", 0), 0u) << model << " against " << name;
 }
 
 TEST(CpuFeatures, TheAmxTierNeedsTilesInt8AndTheTileData) {
