@@ -355,14 +355,13 @@ void run_case(const BenchCase& c, CudaDriver* cuda, CublasLt* cublaslt, const nl
   }
 }
 
-// int8_gemm's epilogue rows: their time over the int32 row of the same shape.
-void add_epilogue_times(nlohmann::json& rows) {
-  for (auto& r : rows) {
-    if (r["op"] != "int8_gemm" || !r.contains("us") || !r["params"].contains("out")) continue;
-    for (const auto& base : rows) {
-      if (base["op"] == "int8_gemm" && base["dims"] == r["dims"] && !base["params"].contains("out") && base.contains("us")) {
-        r["epilogue_us"] = r["us"].get<double>() - base["us"].get<double>();
-      }
+// An int8_gemm epilogue row's time over the int32 row of the same shape (listed before it
+// in cases()), when both ran.
+void add_epilogue_time(const BenchCase& c, const nlohmann::json& rows, nlohmann::json& row) {
+  if (c.op != "int8_gemm" || int32_out(c) || !row.contains("us")) return;
+  for (const auto& base : rows) {
+    if (base["op"] == "int8_gemm" && base["dims"] == row["dims"] && !base["params"].contains("out") && base.contains("us")) {
+      row["epilogue_us"] = row["us"].get<double>() - base["us"].get<double>();
     }
   }
 }
@@ -423,9 +422,9 @@ int run(bool dry_run, const std::string& json_path, int iters, double time_limit
       row["error"] = e.what();
       ++failures;
     }
+    add_epilogue_time(c, summary["cases"], row);
     std::cout << row.dump() << '\n';
     summary["cases"].push_back(row);
-    add_epilogue_times(summary["cases"]);
     summary["failures"] = failures;
     write();
   }
