@@ -12,19 +12,6 @@
 namespace npukit {
 namespace {
 
-std::set<std::string> proc_cpuinfo_flags() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream ss(line.substr(line.find(':') + 1));
-    std::set<std::string> flags;
-    for (std::string f; ss >> f;) flags.insert(f);
-    return flags;
-  }
-  return {};
-}
-
 // The first value of a /proc/cpuinfo field ("model name", "cpu family", ...), or "".
 std::string proc_cpuinfo_field(const std::string& name) {
   std::ifstream in("/proc/cpuinfo");
@@ -39,6 +26,13 @@ std::string proc_cpuinfo_field(const std::string& name) {
     return value == std::string::npos ? "" : line.substr(value);
   }
   return "";
+}
+
+std::set<std::string> proc_cpuinfo_flags() {
+  std::istringstream ss(proc_cpuinfo_field("flags"));
+  std::set<std::string> flags;
+  for (std::string f; ss >> f;) flags.insert(f);
+  return flags;
 }
 
 CpuFeatures zen4() {
