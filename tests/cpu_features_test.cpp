@@ -72,7 +72,9 @@ TEST(CpuFeatures, TheModelIsWhatLinuxReports) {
   ASSERT_FALSE(family.empty());
   ASSERT_FALSE(number.empty());
   EXPECT_NE(model.find(" family " + family + " model " + number + ")"), std::string::npos) << model;
-  if (!name.empty()) EXPECT_EQ(model.rfind(name + " (", 0), 0u) << model << " against " << name;
+  if (!name.empty()) {
+    EXPECT_EQ(model.rfind(name + " (", 0), 0u) << model << " against " << name;
+  }
 }
 
 TEST(CpuFeatures, TheAmxTierNeedsTilesInt8AndTheTileData) {
