@@ -29,7 +29,7 @@ Halide::Expr add_residual(Halide::Expr x, Halide::Expr residual, Halide::Type re
 // the sum is fp32, then rounded to `residual_type`; the norm is define_rms_norm's.
 AddRmsNorm define_add_rms_norm(Halide::Func x, Halide::Func residual, Halide::Func weight, Halide::Expr hidden,
                                Halide::Expr eps, Halide::Type residual_type, Halide::Type out_type,
-                               const Halide::Target& target);
+                               const Halide::Target& target, SquareSum sum = SquareSum::f64);
 
 }  // namespace npukit::ops
 
@@ -60,12 +60,12 @@ Expr add_residual(Expr x, Expr residual, Type residual_type, const Target& targe
 }
 
 AddRmsNorm define_add_rms_norm(Func x, Func residual, Func weight, Expr hidden, Expr eps, Type residual_type,
-                               Type out_type, const Target& target) {
+                               Type out_type, const Target& target, SquareSum sum) {
   AddRmsNorm op;
   Var h("h"), row("row");
   op.sum(h, row) = add_residual(x(h, row), residual(h, row), residual_type, target);
   op.residual_out(h, row) = op.sum(h, row);
-  op.norm = define_rms_norm(op.sum, weight, hidden, eps, out_type, target);
+  op.norm = define_rms_norm(op.sum, weight, hidden, eps, out_type, target, sum);
   return op;
 }
 
@@ -96,12 +96,14 @@ class AddRmsNormGenerator : public Halide::Generator<AddRmsNormGenerator> {
     Halide::Expr hidden = x.dim(0).extent();
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     ops::set_mins_to_zero(x, residual, weight);
+    const bool gpu = schedules::gpu::is_gpu(get_target());
+    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(residual_out.type(), y.type());
     ops::AddRmsNorm op = ops::define_add_rms_norm(x, residual, weight, hidden, eps, residual_out.type(), y.type(),
-                                                  get_target());
+                                                  get_target(), sum);
     y = op.norm.out;
     residual_out = op.residual_out;
     ops::set_mins_to_zero(y, residual_out);
-    if (schedules::gpu::is_gpu(get_target())) {
+    if (gpu) {
       schedules::gpu::schedule_add_rms_norm(op, hidden, get_target());
     } else {
       schedules::cpu::schedule_add_rms_norm(op, hidden, get_target());

@@ -6,18 +6,40 @@
 
 namespace npukit::ops {
 
+// How Σx² is accumulated. fp64 holds every fp32 square exactly and the sum of any row;
+// it costs the CPU two widenings and two fp64 FMAs per 8 values, which on Zen 3 made an
+// fp16 row of 4096 take 1.8 us where fp32 sums take 1.2 (and the copy of its bytes 1.0).
+// An fp16 square is exact in fp32 (22 significant bits, at most 65504² = 4.3e9), so for
+// fp16 rows fp32 sums of blocks of kSquareSumBlock squares lose only their additions'
+// roundings (at most 511 · 2^-24 = 3e-5 relative in any order, 1e-6 with the CPU's 32
+// lanes), far under fp16's ULP, and the blocks are summed in fp64.
+enum class SquareSum { f64, f32_blocks };
+inline constexpr int kSquareSumBlock = 512;
+
+// f32_blocks where the row and the output are fp16 (Float(16), or fp16 bits as UInt(16)):
+// the fp16 contract is one fp16 ULP; an fp32 output keeps fp64 sums.
+SquareSum square_sum_for(Halide::Type x_type, Halide::Type out_type);
+
 struct RmsNorm {
   Halide::Var h{"h"}, row{"row"};  // h indexes hidden (innermost), row the outer dimension
-  Halide::RDom k;                  // runs over hidden
+  Halide::RDom k;                  // f64: runs over hidden; f32_blocks: over the whole blocks
   Halide::Func sumsq{"sumsq"};     // per row: Σx² in fp64
+  // f32_blocks only (undefined for f64): block(c, row) the fp32 sum of block c's squares
+  // over RDom j, tail(row) that of the last hidden % kSquareSumBlock over RDom t; sumsq
+  // starts from the tail and adds the blocks.
+  Halide::Func block{"sumsq_block"}, tail{"sumsq_tail"};
+  Halide::Var c{"c"};
+  Halide::RDom j, t;
   Halide::Func inv_rms{"inv_rms"};  // per row: Tuple(a, b), fp32, a·b = 1 / sqrt(mean(x²) + eps)
   Halide::Func out{"rms_norm"};    // y(h, row) in the output type
 };
 
 // `x(h, row)` and `weight(h)` may be of any float type; arithmetic is fp32.
-// `target` picks the fp16 conversions (ops/float_convert.h).
+// `target` picks the fp16 conversions (ops/float_convert.h); `sum` the accumulation (f32_blocks
+// needs fp16 x).
 RmsNorm define_rms_norm(Halide::Func x, Halide::Func weight, Halide::Expr hidden,
-                        Halide::Expr eps, Halide::Type out_type, const Halide::Target& target);
+                        Halide::Expr eps, Halide::Type out_type, const Halide::Target& target,
+                        SquareSum sum = SquareSum::f64);
 
 }  // namespace npukit::ops
 
@@ -25,6 +47,8 @@ RmsNorm define_rms_norm(Halide::Func x, Halide::Func weight, Halide::Expr hidden
 // the Generator (below) applies the one of its target.
 namespace npukit::schedules::cpu {
 void schedule_rms_norm(ops::RmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
+// Σx² of a row computed at `at` (shared with add_rms_norm's schedule).
+void schedule_square_sum(ops::RmsNorm& op, Halide::LoopLevel at, const Halide::Target& target);
 }  // namespace npukit::schedules::cpu
 namespace npukit::schedules::gpu {
 void schedule_rms_norm(ops::RmsNorm& op, Halide::Expr hidden, const Halide::Target& target);
@@ -41,16 +65,39 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_type, const Target& target) {
+SquareSum square_sum_for(Type x_type, Type out_type) {
+  auto fp16 = [](Type t) { return t == Float(16) || t == UInt(16); };
+  return fp16(x_type) && fp16(out_type) ? SquareSum::f32_blocks : SquareSum::f64;
+}
+
+RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_type, const Target& target,
+                        SquareSum sum) {
   RmsNorm op;
   Var h = op.h, row = op.row;
-  op.k = RDom(0, hidden, "k");
-
-  // Σx² in fp64: fp32 squares overflow once |x| > 1.8e19 and underflow below 1e-19, while
-  // fp64 holds every fp32 square. The kernel is memory bound, so the widening is free.
-  Expr v = cast<double>(widen_to_f32(x(op.k, row), target));
-  op.sumsq(row) = cast<double>(0);
-  op.sumsq(row) += v * v;
+  if (sum == SquareSum::f64) {
+    // fp32 squares overflow once |x| > 1.8e19 and underflow below 1e-19, while fp64 holds
+    // every fp32 square.
+    op.k = RDom(0, hidden, "k");
+    Expr v = cast<double>(widen_to_f32(x(op.k, row), target));
+    op.sumsq(row) = cast<double>(0);
+    op.sumsq(row) += v * v;
+  } else {
+    const Type xt = x.output_types()[0];
+    _halide_user_assert(xt == Float(16) || xt == UInt(16)) << "SquareSum::f32_blocks needs fp16 x, not " << xt;
+    const int n = kSquareSumBlock;
+    Expr whole = hidden / n;
+    op.k = RDom(0, whole, "k");
+    op.j = RDom(0, n, "j");
+    op.t = RDom(0, hidden % n, "t");
+    Expr v = widen_to_f32(x(op.c * n + op.j, row), target);
+    op.block(op.c, row) = 0.0f;
+    op.block(op.c, row) += v * v;
+    Expr w = widen_to_f32(x(whole * n + op.t, row), target);
+    op.tail(row) = 0.0f;
+    op.tail(row) += w * w;
+    op.sumsq(row) = cast<double>(op.tail(row));
+    op.sumsq(row) += cast<double>(op.block(op.k, row));
+  }
 
   // 1/rms in fp64, then applied in fp32 as two factors a·b, b a power of two chosen so that
   // a stays a normal fp32 even when rms is beyond fp32's range (|x| near 3.4e38, or tiny
@@ -90,9 +137,11 @@ class RmsNormGenerator : public Halide::Generator<RmsNormGenerator> {
   void generate() {
     Halide::Expr hidden = x.dim(0).extent();
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
-    ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type(), get_target());
+    const bool gpu = schedules::gpu::is_gpu(get_target());
+    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(x.type(), y.type());
+    ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type(), get_target(), sum);
     y = op.out;
-    if (schedules::gpu::is_gpu(get_target())) {
+    if (gpu) {
       schedules::gpu::schedule_rms_norm(op, hidden, get_target());
     } else {
       schedules::cpu::schedule_rms_norm(op, hidden, get_target());

@@ -1,5 +1,7 @@
 #include "ops/add_rms_norm.h"
 
+#include "schedules/cpu/parallel_tasks.h"
+
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
@@ -10,26 +12,22 @@ using namespace Halide;
 // once and the in-place update never runs ahead of the reads.
 void schedule_add_rms_norm(ops::AddRmsNorm& op, Expr, const Target& target) {
   const int vec = target.natural_vector_size<float>();
-  Var h = op.norm.h, row = op.norm.row, rowo{"rowo"}, rowi{"rowi"}, u{"u"};
-  RVar ko{"ko"}, ki{"ki"};
+  Var h = op.norm.h, row = op.norm.row, rowo{"rowo"}, rowi{"rowi"};
 
   // GuardWithIf everywhere: a ShiftInwards tail would re-read residual elements that the
   // in-place update has already written. Both outputs get the same loops, so that
-  // compute_with can fuse them down to the row.
+  // compute_with can fuse them down to the row. Fewer rows than 4 are one task of their
+  // own size: no GuardWithIf tail, whose loop nest Halide leaves unpartitioned, for a
+  // decode step's single row (schedules/cpu/rms_norm.cpp).
   Func y = op.norm.out, r = op.residual_out;
+  Expr rows = y.output_buffer().dim(1).extent();
   for (Func f : {y, r}) {
-    f.split(row, rowo, rowi, 4, TailStrategy::GuardWithIf).parallel(rowo).vectorize(h, vec, TailStrategy::GuardWithIf);
+    f.split(row, rowo, rowi, min(rows, 4), TailStrategy::GuardWithIf).parallel(rowo).vectorize(h, vec, TailStrategy::GuardWithIf);
   }
   r.compute_with(y, rowi);  // after y's row: the row's reads of the old residual are done
 
   op.sum.compute_at(y, rowi).vectorize(h, vec, TailStrategy::GuardWithIf);
-  // Four vector accumulators per row hide the FMA latency (schedules/cpu/rms_norm.cpp).
-  Func partial = op.norm.sumsq.update()
-                     .split(op.norm.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf)
-                     .rfactor(ki, u);
-  partial.compute_at(y, rowi).vectorize(u);
-  partial.update().vectorize(u);
-  op.norm.sumsq.compute_at(y, rowi);
+  schedule_square_sum(op.norm, LoopLevel(y, rowi), target);
   op.norm.inv_rms.compute_at(y, rowi);
 }
 

@@ -1,28 +1,60 @@
 #include "ops/rms_norm.h"
 
+#include "schedules/cpu/parallel_tasks.h"
+
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
+
+// Σx² of one row, computed at `at`. Four vector accumulators per row hide the FMA latency
+// (one chain would cap the sum of squares below DRAM speed).
+void schedule_square_sum(ops::RmsNorm& op, LoopLevel at, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  Var u{"u"};
+  RVar ko{"ko"}, ki{"ki"};
+  if (op.block.defined()) {
+    // fp32 blocks (ops::SquareSum), each computed where the fp64 sum adds it (no scratch
+    // sized by hidden, which Halide would allocate on the heap): its 512 squares in four
+    // vectors (512 is a multiple of 4·vec: no tail), the four added into one vector, then
+    // its lanes; the row's last partial block in one vector.
+    RVar kio{"kio"}, kii{"kii"};
+    Var v{"v"};
+    Func lanes4 = op.block.update().split(op.j, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
+    Func lanes = op.block.update().split(ki, kio, kii, vec, TailStrategy::GuardWithIf).rfactor(kii, v);
+    lanes4.compute_at(op.block, op.c).vectorize(u);
+    lanes4.update().vectorize(u);
+    lanes.compute_at(op.block, op.c).vectorize(v);
+    lanes.update().vectorize(v);
+    op.block.compute_at(op.sumsq, op.k.x);
+    Func tail = op.tail.update().split(op.t, ko, ki, vec, TailStrategy::GuardWithIf).rfactor(ki, u);
+    tail.compute_at(at).vectorize(u);
+    tail.update().vectorize(u);
+    op.tail.compute_at(at);
+  } else {
+    Func partial = op.sumsq.update().split(op.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
+    partial.compute_at(at).vectorize(u);
+    partial.update().vectorize(u);
+  }
+  op.sumsq.compute_at(at);
+}
 
 // Rows in parallel, each row in two vector passes (sum of squares, then scale) while it
 // is still in L1/L2, so DRAM sees one read and one write of the tensor.
 void schedule_rms_norm(ops::RmsNorm& op, Expr hidden, const Target& target) {
   const int vec = target.natural_vector_size<float>();
-  Var h = op.h, row = op.row, rowo{"rowo"}, rowi{"rowi"}, u{"u"};
-  RVar ko{"ko"}, ki{"ki"};
+  Var h = op.h, row = op.row, rowo{"rowo"}, rowi{"rowi"};
 
-  // Four vector accumulators per row hide the FMA latency (one chain would cap the sum of
-  // squares below DRAM speed); a task of 4 rows amortizes the thread pool's overhead.
+  // A task of 4 rows amortizes the thread pool's overhead; up to 4 rows run as one task,
+  // serially. ShiftInwards: a GuardWithIf tail put a decode step's single row in a loop
+  // nest that Halide did not partition (its sum of squares kept its accumulators in memory).
   Func y = op.out;
-  y.split(row, rowo, rowi, 4, TailStrategy::GuardWithIf).parallel(rowo);
-  y.specialize(hidden >= vec).vectorize(h, vec, TailStrategy::ShiftInwards);
+  Expr rows = y.output_buffer().dim(1).extent();
+  y.split(row, rowo, rowi, min(rows, 4), TailStrategy::ShiftInwards);
+  parallel_unless_one_task(y, rowo, (rows + 3) / 4, [&](Stage s) {
+    s.specialize(hidden >= vec).vectorize(h, vec, TailStrategy::ShiftInwards);
+  });
 
-  Func partial = op.sumsq.update()
-                     .split(op.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf)
-                     .rfactor(ki, u);
-  partial.compute_at(y, rowi).vectorize(u);
-  partial.update().vectorize(u);
-  op.sumsq.compute_at(y, rowi);
+  schedule_square_sum(op, LoopLevel(y, rowi), target);
   op.inv_rms.compute_at(y, rowi);
 }
 
