@@ -1,5 +1,7 @@
 #include "ops/rope.h"
 
+#include "schedules/cpu/parallel_tasks.h"
+
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
@@ -15,7 +17,11 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
   const int vec = target.natural_vector_size<float>();
   Var d = rope.d, h = rope.h, t = rope.t, to{"to"}, ti{"ti"};
 
-  y.split(t, to, ti, 8, TailStrategy::GuardWithIf).parallel(to);
+  // Tasks of 8 tokens; fewer tokens are one task of their own size, run serially: a
+  // decode step's token then takes the partitioned loops, not a GuardWithIf tail's.
+  // GuardWithIf: y may be x (in place), which a ShiftInwards tail would read rotated.
+  Expr tokens = y.output_buffer().dim(2).extent();
+  y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);
   angles.inv_freq.compute_root();
   // Scratch sizes depend on head_dim and rotary_dim, so Halide allocates them on the heap:
   // store_at(to) makes that once per task instead of once per token or head.
@@ -39,10 +45,12 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
     // fp16 stores one vector per step: LLVM 14 writes a 2-vector fp16 store (<32 x half>
     // without AVX512-FP16) lane by lane with movw (4.0 us instead of 2.2 us).
     const int store = widened ? vec : block;
-    y.specialize(head_dim % block == 0).split(d, dout, din, block, TailStrategy::RoundUp).vectorize(din, store);
-    y.specialize(head_dim >= block).split(d, dout, din, block, TailStrategy::ShiftInwards).vectorize(din, store);
-    y.specialize(head_dim >= vec).split(d, dout, din, vec, TailStrategy::ShiftInwards).vectorize(din);
-    y.split(d, dout, din, 1);  // dout exists in every specialization: the stages below live there
+    parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+      s.specialize(head_dim % block == 0).split(d, dout, din, block, TailStrategy::RoundUp).vectorize(din, store);
+      s.specialize(head_dim >= block).split(d, dout, din, block, TailStrategy::ShiftInwards).vectorize(din, store);
+      s.specialize(head_dim >= vec).split(d, dout, din, vec, TailStrategy::ShiftInwards).vectorize(din);
+      s.split(d, dout, din, 1);  // dout exists in every specialization: the stages below live there
+    });
     if (widened) {
       // fp16: a block of x is widened to fp32 and rotated into fp32 scratch before the
       // narrowing store, so the pair shuffles work on fp32 lanes. Read in place, the pair
@@ -59,7 +67,9 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
     rope.out.store_at(y, to).compute_at(y, h).vectorize(d, vec, TailStrategy::GuardWithIf);
     rope.out.update(0).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     rope.out.update(1).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
-    y.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
+    parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+      s.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
+    });
   }
 }
 
@@ -68,12 +78,15 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"};
-  y.split(t, to, ti, 8, TailStrategy::GuardWithIf).parallel(to);
+  Expr tokens = y.output_buffer().dim(3).extent();
+  y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);  // as in schedule_rope
   angles.inv_freq.compute_root();
   angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
                                                               TailStrategy::GuardWithIf);
   y.reorder(i, j).bound(j, 0, 2).unroll(j);
-  y.specialize(half >= vec).vectorize(i, vec, TailStrategy::ShiftInwards);
+  parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+    s.specialize(half >= vec).vectorize(i, vec, TailStrategy::ShiftInwards);
+  });
 }
 
 }  // namespace npukit::schedules::cpu
