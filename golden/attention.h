@@ -923,6 +923,8 @@ std::vector<Case> qkv_attention_cases(InputClass input_class, DType dtype) {
 
 // The gate's hooks for attention: its golden cases and reference, tolerances and NaN/Inf
 // contract (runtime/ops/attention.cpp is the rest of the op; libnpukit.so links none of this).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -931,11 +933,28 @@ std::vector<Case> qkv_attention_cases(InputClass input_class, DType dtype) {
 namespace npukit {
 namespace {
 
-golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype) {
+golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dtype) {
   // Dot products of length Dh and sums over up to S_max positions in fp32: the reduction
-  // defaults; outputs are convex combinations of v, so relative error is bounded by them.
+  // defaults. An output is a convex combination of v rows, so its fp32 sums err relative
+  // to max |v|, not to itself: where v's signs cancel the output to much less than max |v|
+  // (the overflow class: |v| near 65504, outputs near 1e3 and below), those roundings are
+  // many ulps of the output. Allow them as an absolute term, 4 · √n roundings of max |v|
+  // over n positions (the npu-sim fp16 kernel's worst, measured: 0.035 at max |v| 6.5e4
+  // and n ≈ 1000, against 0.5 allowed; a wrong position or weight moves an output by about
+  // max |v| / n = 65, a wrong head by about max |v|).
   golden::Tolerance t = golden::default_tolerance(dtype, /*reduction=*/true);
   t.max_zero_ratio = 1.0;  // fully masked rows are zeros on purpose
+  double max_v = 0;
+  for (double v : c.inputs.at("v_cache").values) {
+    if (std::isfinite(v)) max_v = std::max(max_v, std::fabs(v));
+  }
+  const double n = static_cast<double>(c.inputs.at("v_cache").shape.at(1));  // S_max bounds the positions
+  const double fp32_sums = 4 * std::sqrt(n) * 0x1p-24 * max_v;
+  if (fp32_sums > t.atol) {
+    t.atol = fp32_sums;
+    t.reason += "; plus 4 sqrt(S_max) fp32 roundings of max |v| absolute (" + fmt::format("{:.3g}", fp32_sums) +
+                "): outputs are weighted means of v whose signs may cancel";
+  }
   return t;
 }
 

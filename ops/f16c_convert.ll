@@ -7,8 +7,8 @@
 ; on half, which x86 without AVX512-FP16 then computes lane by lane in scalar code
 ; (add_rms_norm's fp16 residual sum and silu_mul's fp16 sign test ran 2-5x slower than
 ; fp32 for it). An asm block is opaque to those folds. vcvtps2ph's immediate 0 is round
-; to nearest even, fptrunc's rounding. 16 lanes convert as two halves of 8, so the same
-; code serves the avx2 tier (no zmm) and the avx512 ones. weak_odr, not linkonce_odr: the
+; to nearest even, fptrunc's rounding. 16 lanes are in a module of their own per register
+; width (f16c_convert_x16_ymm.ll, f16c_convert_x16_zmm.ll). weak_odr, not linkonce_odr: the
 ; linker must keep them although nothing references them yet.
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-unknown-linux-gnu"
@@ -43,22 +43,6 @@ define weak_odr i16 @npukit_f32_to_f16bits(float %x) #0 {
   %b = call <4 x i16> @npukit_f32_to_f16bitsx4(<4 x float> %v)
   %s = extractelement <4 x i16> %b, i32 0
   ret i16 %s
-}
-define weak_odr <16 x float> @npukit_f16bits_to_f32x16(<16 x i16> %x) #0 {
-  %lo = shufflevector <16 x i16> %x, <16 x i16> undef, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
-  %hi = shufflevector <16 x i16> %x, <16 x i16> undef, <8 x i32> <i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
-  %a = call <8 x float> @npukit_f16bits_to_f32x8(<8 x i16> %lo)
-  %b = call <8 x float> @npukit_f16bits_to_f32x8(<8 x i16> %hi)
-  %f = shufflevector <8 x float> %a, <8 x float> %b, <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
-  ret <16 x float> %f
-}
-define weak_odr <16 x i16> @npukit_f32_to_f16bitsx16(<16 x float> %x) #0 {
-  %lo = shufflevector <16 x float> %x, <16 x float> undef, <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
-  %hi = shufflevector <16 x float> %x, <16 x float> undef, <8 x i32> <i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
-  %a = call <8 x i16> @npukit_f32_to_f16bitsx8(<8 x float> %lo)
-  %b = call <8 x i16> @npukit_f32_to_f16bitsx8(<8 x float> %hi)
-  %f = shufflevector <8 x i16> %a, <8 x i16> %b, <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
-  ret <16 x i16> %f
 }
 attributes #0 = { alwaysinline nounwind readnone }
 attributes #1 = { nounwind readnone }

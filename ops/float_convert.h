@@ -2,7 +2,8 @@
 // at memory speed. Halide 14 converts float16 in software on x86 (no F16C instructions,
 // about 3x slower than DRAM for a fused kernel) and turns a NaN into an infinity on the
 // way to float16. Where the target has F16C, these use vcvtph2ps / vcvtps2ph through a
-// little linked bitcode (ops/f16c_convert.ll); elsewhere Halide's software conversion,
+// little linked bitcode (ops/f16c_convert.ll, 16 lanes in one zmm on the AVX-512 tiers:
+// ops/f16c_convert_x16_zmm.ll); elsewhere Halide's software conversion,
 // with NaN kept a NaN both ways. Storage type uint16 means fp16 held as its bits: the
 // OpenCL kernels take fp16 tensors that way, because an OpenCL device without cl_khr_fp16
 // (PoCL on a CPU) cannot declare a `half` value; the conversion is then integer arithmetic.
