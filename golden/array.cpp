@@ -1,6 +1,7 @@
 #include "golden/array.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -38,6 +39,14 @@ Array fill(std::string_view op, uint64_t case_index, DType dtype, std::vector<in
 }  // namespace
 
 int64_t Array::size() const { return element_count(shape); }
+
+double max_abs_finite(const Array& a) {
+  double m = 0;
+  for (double v : a.values) {
+    if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+  }
+  return m;
+}
 
 Array make_normal(std::string_view op, uint64_t case_index, DType dtype,
                   std::vector<int64_t> shape, double mean, double stddev) {

@@ -19,6 +19,10 @@ struct Array {
   int64_t size() const;  // product of shape; 1 for a scalar (empty shape)
 };
 
+// The largest |value| over the finite values (0 when there are none): the scale that
+// tolerances with an absolute part measured in roundings of the inputs multiply.
+double max_abs_finite(const Array& a);
+
 // Elements are generated in chunks of kFillChunk; chunk c draws from
 // Rng(case_seed(op, case_index, c)). The result is therefore the same whether the chunks
 // are filled serially or by any number of threads.

@@ -944,10 +944,7 @@ golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dty
   // max |v| / n = 65, a wrong head by about max |v|).
   golden::Tolerance t = golden::default_tolerance(dtype, /*reduction=*/true);
   t.max_zero_ratio = 1.0;  // fully masked rows are zeros on purpose
-  double max_v = 0;
-  for (double v : c.inputs.at("v_cache").values) {
-    if (std::isfinite(v)) max_v = std::max(max_v, std::fabs(v));
-  }
+  const double max_v = golden::max_abs_finite(c.inputs.at("v_cache"));
   const double n = static_cast<double>(c.inputs.at("v_cache").shape.at(1));  // S_max bounds the positions
   const double fp32_sums = 4 * std::sqrt(n) * 0x1p-24 * max_v;
   if (fp32_sums > t.atol) {

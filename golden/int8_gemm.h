@@ -936,11 +936,7 @@ golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dty
   // acc → fp32, times fp32(a_scales[m] · fp32(a_scale · w_scale)), plus bias: a few fp32 roundings of the
   // product; where bias nearly cancels it, only an absolute bound scaled by |bias| holds.
   double max_bias = 0;
-  if (auto it = c.inputs.find("bias"); it != c.inputs.end()) {
-    for (double v : it->second.values) {
-      if (std::isfinite(v)) max_bias = std::max(max_bias, std::fabs(v));
-    }
-  }
+  if (auto it = c.inputs.find("bias"); it != c.inputs.end()) max_bias = golden::max_abs_finite(it->second);
   if (dtype == DType::float16) {
     t.rtol = 1e-3;
     t.atol = 6e-8 + 4 * std::ldexp(max_bias, -23);

@@ -507,10 +507,7 @@ golden::Tolerance tolerance(const golden::Case& c, const std::string&, DType dty
   // a·cos − b·sin with cos, sin and the products rounded to fp32 is off by a few fp32 ULPs
   // of max(|a|, |b|), not of the result: where the two terms nearly cancel, the result is
   // small and only an absolute bound scaled by the inputs' magnitude is meaningful.
-  double max_abs = 0;
-  for (double v : c.inputs.at("x").values) {
-    if (std::isfinite(v)) max_abs = std::max(max_abs, std::fabs(v));
-  }
+  const double max_abs = golden::max_abs_finite(c.inputs.at("x"));
   const double fp32_ulps = 4 * std::ldexp(max_abs, -23);
   golden::Tolerance t;
   if (dtype == DType::float16) {
