@@ -38,7 +38,7 @@ install(EXPORT npukitOperatorTargets NAMESPACE npukit:: DESTINATION ${NPUKIT_CMA
 set(_npukit_sdk_headers
   golden/array.h golden/case_builder.h golden/cases.h golden/half.h golden/input_class.h golden/metrics.h
   golden/requantize.h golden/seed.h golden/tolerance.h
-  ops/exact_f64.h ops/exp_f64.h ops/float_convert.h ops/prefetch.h ops/sincos.h
+  ops/exact_f64.h ops/exp_f64.h ops/float_convert.h ops/fma.h ops/prefetch.h ops/sincos.h
   runtime/cpu_features.h runtime/cpu_variant.h runtime/dims.h runtime/error.h runtime/gpu_call.h
   runtime/gpu_device.h runtime/halide_call.h runtime/kernel_call.h runtime/message.h runtime/name_less.h
   runtime/op_spec.h runtime/operator_plugin.h runtime/params.h runtime/plugin.h runtime/scratch_arena.h

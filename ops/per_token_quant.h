@@ -14,19 +14,37 @@ struct PerTokenQuant {
   Halide::RDom rl;                         // lanes, [0, lanes)
   Halide::RDom rtail;                      // [K / lanes · lanes, K)
   Halide::Func mag_part{"mag_part"};       // (l, t): the maximum over k = j·lanes + l
-  Halide::Func mag_bits{"mag_bits"};       // (t): max_k of |a(k, t)|'s bits as uint32
+  Halide::Func mag_bits{"mag_bits"};       // (t): max_k of |stored(k, t)|'s bits, unsigned
   Halide::Func scale{"token_scale"};       // (t): fp32 s, 0 or NaN
   Halide::Func q{"token_q"};               // (k, t): int8
 };
 
-// `a(k, t)`: fp32 activations, K per row. s = m / 127 with m = max |a| (NaN when a row
-// holds NaN or ±Inf); q = clamp(nearbyint(a / s), −127, 127), or 0 where s is 0 or NaN.
-// The maximum runs on the magnitude bits: for IEEE floats |a| as uint32 orders exactly
-// like |a|, and NaN and ±Inf (bits ≥ 0x7f800000) sort above every finite value, so one
-// integer reduction gives m and detects a non-finite row, immune to fast-math. The maximum
-// keeps `lanes` partial maxima (one vector) over whole lane groups, then the tail.
-// `rounding`: the form of nearbyint (ops/round_even.h; the result is the same).
-PerTokenQuant define_per_token_quant(Halide::Func a, Halide::Expr K, int lanes, Rounding rounding);
+// How q's quotient a / s is formed; both give the same q.
+enum class Division {
+  ieee,  // one fp32 division per value
+  // p = a·r with r = 1/s (one division per row), then p + (a − s·p)·r with the remainder
+  // exact (fma): the correctly rounded quotient for fp16 activations, checked for every
+  // pair of an fp16 value and an fp16 row maximum (tests/per_token_quant_exhaustive_test.cpp);
+  // not shown for fp32, where a·r alone misses ties. A vector division costs about 3 cycles
+  // per 16 values on Zen 4, more than the rest of q's loop. Needs ops/fma.h.
+  reciprocal_fma,
+};
+
+// The division for activations stored as `stored` on `target`: reciprocal_fma for fp16
+// where the target has fma, else ieee.
+Division division_for(Halide::Type stored, const Halide::Target& target);
+
+// `stored(k, t)`: activations as stored, fp32 or fp16, K per row; `a(k, t)`: the same as
+// fp32. s = m / 127 with m = max |a| (NaN when a row holds NaN or ±Inf);
+// q = clamp(nearbyint(a / s), −127, 127), or 0 where s is 0 or NaN.
+// The maximum runs on the stored magnitude bits: for IEEE floats |a| as an unsigned integer
+// of their width orders exactly like |a|, and NaN and ±Inf sort above every finite value,
+// so one integer reduction gives m and detects a non-finite row, immune to fast-math (and
+// for fp16 without converting, two values per 32 bits). The maximum keeps `lanes` partial
+// maxima (one vector) over whole lane groups, then the tail. `rounding`: the form of
+// nearbyint (ops/round_even.h); `division`: the form of a / s. Neither changes a result.
+PerTokenQuant define_per_token_quant(Halide::Func stored, Halide::Func a, Halide::Expr K, int lanes, Rounding rounding,
+                                     Division division);
 
 // (float)acc · (row_scale · chan_scale), the multiplications in fp32 in that order.
 Halide::Expr dequantize(Halide::Expr acc, Halide::Expr row_scale, Halide::Expr chan_scale);
@@ -37,27 +55,43 @@ Halide::Expr dequantize(Halide::Expr acc, Halide::Expr row_scale, Halide::Expr c
 // into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
 #ifdef NPUKIT_ALGORITHM_per_token_quant
 
+#include "ops/fma.h"
+
 namespace npukit::ops {
 
 using namespace Halide;
 
-PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes, Rounding rounding) {
+Division division_for(Type stored, const Target& target) {
+  return stored == Float(16) && has_native_fma(target) ? Division::reciprocal_fma : Division::ieee;
+}
+
+PerTokenQuant define_per_token_quant(Func stored, Func a, Expr K, int lanes, Rounding rounding, Division division) {
+  const Type st = stored.output_types().at(0);
+  _halide_user_assert(st == Float(32) || st == Float(16))
+      << "define_per_token_quant: stored activations are " << st << "; must be float32 or float16\n";
+  _halide_user_assert(division == Division::ieee || st == Float(16))
+      << "define_per_token_quant: Division::reciprocal_fma is exact for float16 activations only\n";
   PerTokenQuant p;
   Var k = p.k, l = p.l, t = p.t;
   Expr groups = K / lanes;
   p.rj = RDom(0, groups, "rj");
   p.rl = RDom(0, lanes, "rl");
   p.rtail = RDom(groups * lanes, K - groups * lanes, "rtail");
-  const auto mag = [&](Expr kk) { return reinterpret<uint32_t>(a(kk, t)) & cast<uint32_t>(0x7fffffff); };
-  p.mag_part(l, t) = cast<uint32_t>(0);
+  const Type ut = UInt(st.bits());
+  const bool wide = st.bits() == 32;
+  Expr magnitude = Internal::make_const(ut, wide ? 0x7fffffff : 0x7fff);
+  Expr inf = Internal::make_const(ut, wide ? 0x7f800000 : 0x7c00);
+  const auto mag = [&](Expr kk) { return reinterpret(ut, stored(kk, t)) & magnitude; };
+  p.mag_part(l, t) = Internal::make_const(ut, 0);
   p.mag_part(l, t) = max(p.mag_part(l, t), mag(p.rj * lanes + l));
-  p.mag_bits(t) = cast<uint32_t>(0);
+  p.mag_bits(t) = Internal::make_const(ut, 0);
   p.mag_bits(t) = max(p.mag_bits(t), p.mag_part(p.rl, t));
   p.mag_bits(t) = max(p.mag_bits(t), mag(p.rtail));
   Expr bits = p.mag_bits(t);
-  Expr finite = bits < cast<uint32_t>(0x7f800000);
+  Expr finite = bits < inf;
+  Expr m = cast<float>(reinterpret(st, bits));  // exact for every finite fp16
   // strict_float: an IEEE division, not a multiplication by the reciprocal of 127.
-  Expr s = strict_float(reinterpret<float>(bits) / 127.0f);
+  Expr s = strict_float(m / 127.0f);
   p.scale(t) = select(finite, s, reinterpret<float>(cast<uint32_t>(0x7fc00000)));
   Expr sc = p.scale(t);
   // Only finite quotients reach the conversion: rows with s = 0 or NaN divide 0 by 1. The
@@ -65,8 +99,14 @@ PerTokenQuant define_per_token_quant(Func a, Expr K, int lanes, Rounding roundin
   Expr s_bits = reinterpret<uint32_t>(sc);
   Expr ok = s_bits != cast<uint32_t>(0) && s_bits < cast<uint32_t>(0x7f800000);
   Expr num = select(ok, a(k, t), 0.0f), den = select(ok, sc, 1.0f);
-  Expr r = strict_float(round_half_even(num / den, rounding));
-  p.q(k, t) = cast<int8_t>(strict_float(clamp(r, -127.0f, 127.0f)));
+  Expr quotient;
+  if (division == Division::ieee) {
+    quotient = num / den;
+  } else {
+    Expr r = 1.0f / den, p0 = num * r;  // r is per row: hoisted out of q's loop
+    quotient = fma(fma(-den, p0, num), r, p0);
+  }
+  p.q(k, t) = round_clamp_to_int8(strict_float(quotient), -127.0f, 127.0f, rounding);
   return p;
 }
 
@@ -99,13 +139,19 @@ class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
     using namespace Halide;
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
+    ops::add_fma_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(a);
     Var k, t;
     Func af("af");
     af(k, t) = ops::widen_to_f32(a(k, t), target);
     const bool gpu = schedules::gpu::is_gpu(target);
-    const int lanes = gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target);
-    ops::PerTokenQuant p = ops::define_per_token_quant(af, a.dim(0).extent(), lanes, ops::rounding_for(target));
+    // GPU kernels take fp16 as uint16 bits (ops/float_convert.h) and reduce in fp32 bits.
+    Func stored = gpu ? af : Func(a);
+    const int lanes =
+        gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target, stored.output_types().at(0));
+    ops::PerTokenQuant p =
+        ops::define_per_token_quant(stored, af, a.dim(0).extent(), lanes, ops::rounding_for(target),
+                                    ops::division_for(stored.output_types().at(0), target));
     q = p.q;
     scale = p.scale;
     ops::set_mins_to_zero(q, scale);

@@ -4,6 +4,7 @@
 // dequantization.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -124,6 +125,75 @@ TEST(PerTokenQuant, KernelsMatchTheGoldenBitForBit) {
       }
     }
   }
+}
+
+// Rows of K fp16 values for the enumeration below: each row holds a maximum m, then the
+// next values a with |a| ≤ m (each magnitude, then its negative), zero-padded; m runs over
+// every positive finite fp16. `m` and `next` carry the position from batch to batch.
+// Returns the rows filled (up to T, 0 when done) and counts the (a, m) pairs in `pairs`.
+// O2 (the tests build at -O0): this runs over a billion values.
+struct Fp16Enumeration {
+  uint32_t m = 1, next = 0;
+  int64_t pairs = 0;
+};
+__attribute__((optimize("O2"))) int64_t fill_fp16_rows(Fp16Enumeration& e, uint16_t* h, float* a, int64_t T, int64_t K) {
+  int64_t rows = 0;
+  for (; rows < T && e.m < 0x7c00; ++rows) {
+    uint16_t* row = h + rows * K;
+    row[0] = static_cast<uint16_t>(e.m);
+    int64_t k = 1;
+    for (; k + 1 < K && e.next <= e.m; k += 2, ++e.next) {
+      row[k] = static_cast<uint16_t>(e.next);
+      row[k + 1] = static_cast<uint16_t>(e.next | 0x8000u);
+    }
+    e.pairs += k - 1;
+    std::fill(row + k, row + K, uint16_t{0});
+    if (e.next > e.m) ++e.m, e.next = 0;
+  }
+  static const std::vector<float> value = [] {
+    std::vector<float> v(65536);
+    for (uint32_t b = 0; b < 65536; ++b) v[b] = golden::half_bits_to_float(static_cast<uint16_t>(b));
+    return v;
+  }();
+  const float* v = value.data();  // not operator[]: its -O0 instantiation is a call per value
+  for (int64_t i = 0; i < rows * K; ++i) a[i] = v[h[i]];
+  return rows;
+}
+
+// The first index where `got` differs from `want`, or n.
+int64_t first_difference(const int8_t* want, const int8_t* got, int64_t n) {
+  if (std::memcmp(want, got, static_cast<size_t>(n)) == 0) return n;
+  int64_t i = 0;
+  while (want[i] == got[i]) ++i;
+  return i;
+}
+
+// The fp16 kernels divide by one reciprocal per row and correct each quotient with an exact
+// remainder (ops/per_token_quant.h, Division::reciprocal_fma), which is shown correct by
+// enumeration, not by a proof: every finite fp16 value a against every row maximum m ≥ |a|
+// (about 1e9 pairs), on every CPU tier, against the golden's IEEE division.
+TEST(PerTokenQuant, Fp16KernelsMatchIeeeDivisionForEveryValueAndRowMaximum) {
+  const int64_t K = 4096, T = 2048;  // a batch: 16 MiB of fp16
+  std::vector<std::string> cpu_tiers = tiers();
+  cpu_tiers.pop_back();  // gpu-opencl divides in IEEE fp32 (Division::ieee)
+  std::vector<uint16_t> h(static_cast<size_t>(T * K));
+  std::vector<float> a(h.size());
+  std::vector<int8_t> want(h.size()), got(h.size());
+  std::vector<float> want_s(static_cast<size_t>(T)), got_s(static_cast<size_t>(T));
+  Fp16Enumeration e;
+  while (const int64_t rows = fill_fp16_rows(e, h.data(), a.data(), T, K)) {
+    for (int64_t t = 0; t < rows; ++t) want_s[static_cast<size_t>(t)] = golden::quantize_token(a.data() + t * K, K, want.data() + t * K);
+    for (const std::string& tier : cpu_tiers) {
+      quantize(tier, TensorView{h.data(), DType::float16, {rows, K}, {}}, TensorView{got.data(), DType::int8, {rows, K}, {}},
+               TensorView{got_s.data(), DType::float32, {rows}, {}});
+      ASSERT_EQ(std::memcmp(want_s.data(), got_s.data(), static_cast<size_t>(rows) * 4), 0) << tier << ", m < " << e.m;
+      const int64_t i = first_difference(want.data(), got.data(), rows * K);
+      ASSERT_EQ(i, rows * K) << tier << ": a = " << a[static_cast<size_t>(i)] << " in a row with maximum "
+                             << a[static_cast<size_t>(i / K * K)] << " gives " << int(got[static_cast<size_t>(i)])
+                             << ", not " << int(want[static_cast<size_t>(i)]);
+    }
+  }
+  EXPECT_EQ(e.pairs, int64_t{0x7bff} * 0x7c00 + 2 * int64_t{0x7bff});  // Σ over m of 2(m + 1)
 }
 
 TEST(PerTokenQuant, TiesRoundToEvenAndRowsOfZerosAndNaN) {

@@ -6,7 +6,7 @@ namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-int quant_lanes(const Target& target) { return target.natural_vector_size<uint32_t>(); }
+int quant_lanes(const Target& target, Type stored) { return target.natural_vector_size(stored); }
 
 void schedule_per_token_quant(ops::PerTokenQuant& p, const Target& target) {
   const int vec = target.natural_vector_size<float>();

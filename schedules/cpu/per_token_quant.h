@@ -7,12 +7,12 @@
 
 namespace npukit::schedules::cpu {
 
-// The lanes of the row maximum's partial maxima: one native vector of uint32.
-int quant_lanes(const Halide::Target& target);
+// The lanes of the row maximum's partial maxima: one native vector of the stored type.
+int quant_lanes(const Halide::Target& target, Halide::Type stored);
 
 // p.scale and p.q are the kernel's outputs. Per row (rows in parallel): the maximum over
-// one vector of partial maxima, then s; then q vectorized along the row. A row is K fp32
-// values, read twice (the second time from L1/L2).
+// one vector of partial maxima, then s; then q vectorized along the row. A row is read
+// twice (the second time from L1/L2).
 void schedule_per_token_quant(ops::PerTokenQuant& p, const Halide::Target& target);
 
 // y(n, t) = dequantize(acc(n, t), ...): vectorized along n, rows in parallel.

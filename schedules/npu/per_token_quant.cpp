@@ -61,7 +61,8 @@ NpuPipeline per_token_quant_npu_pipeline(const sim::ArchSpec& arch, Type type, b
   a_tile(k, t) = a(k, t);
   af(k, t) = ops::widen_to_f32(a_tile(k, t), portable);
   const int lanes = std::max(1, static_cast<int>(arch.vector.bytes_per_cycle / 4));
-  ops::PerTokenQuant q = ops::define_per_token_quant(af, a.dim(0).extent(), lanes, ops::Rounding::portable);
+  ops::PerTokenQuant q =
+      ops::define_per_token_quant(af, af, a.dim(0).extent(), lanes, ops::Rounding::portable, ops::Division::ieee);
   Func q_out("per_token_quant_q"), s_out("per_token_quant_scale");
   q_out(k, t) = q.q(k, t);
   s_out(t) = q.scale(t);
