@@ -64,7 +64,7 @@ void BM_attention_decode_hot(benchmark::State& state) {
   const double median = time_calls(state, call, [](Call&) {});
   state.counters["GB/s"] = 2.0 * k.size() * 2 / median / 1e9;
 }
-BENCHMARK(BM_attention_decode_hot)->ArgName("S")->Arg(16)->Arg(512)->Arg(2048)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_attention_decode_hot)->ArgName("S")->Arg(16)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(2048)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_attention_decode_masked)->ArgName("S")->Arg(8192)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_attention_decode)

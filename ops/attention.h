@@ -352,6 +352,7 @@ AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func posit
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/prefetch.h"
+#include "schedules/cpu/parallel_tasks.h"
 #include "schedules/gpu/attention.h"
 
 namespace npukit {
@@ -415,12 +416,15 @@ int softmax_positions(const Halide::Target& target) {
 // cache in L3, the same from DRAM; 32 no better.)
 constexpr int kVRows = 16;
 
+// Positions below which a decode call runs its tasks on the calling thread (below).
+constexpr int kSerialPositions = 32;
+
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
 void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target,
                      const Halide::ImageParam& k, const Halide::ImageParam& v, Halide::Expr head_dim,
-                     bool masked) {
+                     Halide::Expr position, bool masked) {
   using namespace Halide;
   const int vec = target.natural_vector_size<float>();
   const int hb = ops::AttentionDecode::kHeadBlock;
@@ -434,13 +438,18 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
-  a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).parallel(task).vectorize(a.d, vec, guard);
+  a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).vectorize(a.d, vec, guard);
+  // A short cache runs its tasks serially: below ~64 positions waking the pool's threads
+  // costs more than they save (hot, Hkv = 8, two threads on a Zen 4 VM: 15.6 against 9.3 µs
+  // at S = 16, even at 64; Zen 5 gained 0.4 µs at S = 16 from its second thread).
   // The common head dims with constant trip counts: LLVM then keeps the inner
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
   // L3, 5–7% from DRAM, at Dh = 128.
-  a.partial.specialize(head_dim == 128);
-  a.partial.specialize(head_dim == 64);
+  schedules::cpu::parallel_unless(a.partial, task, position < kSerialPositions, [&](Stage s) {
+    s.specialize(head_dim == 128);
+    s.specialize(head_dim == 64);
+  });
   // Vectorized: widened one fp16 value at a time, q was 40% of a task at S = 16 (Zen 4).
   a.qg.compute_at(a.partial, task).vectorize(a.d, vec, guard);
   // Scalar: split values per task, little next to the per-head work (vectorized, with
@@ -607,7 +616,8 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
       schedules::gpu::schedule_attention_decode(att, out, masked, target);
       return;
     }
-    schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), masked);
+    schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), position,
+                    masked);
   }
 };
 

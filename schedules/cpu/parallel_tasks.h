@@ -17,4 +17,9 @@ namespace npukit::schedules::cpu {
 void parallel_unless_one_task(Halide::Func f, Halide::VarOrRVar outer, Halide::Expr tasks,
                               const std::function<void(Halide::Stage)>& rest);
 
+// The same with any condition: `outer` serially where `serial` holds, for calls whose
+// tasks are too small to pay for waking the pool.
+void parallel_unless(Halide::Func f, Halide::VarOrRVar outer, Halide::Expr serial,
+                     const std::function<void(Halide::Stage)>& rest);
+
 }  // namespace npukit::schedules::cpu
