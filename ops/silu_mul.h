@@ -15,7 +15,8 @@ struct SiluMul {
 // silu(g) of fp32 `g`, vectorizable: e = e^-|g| is in [0, 1], so nothing overflows, and
 // g < -87.3 (e below fp32's smallest normal) gives -0. silu(-inf) = -0, silu(+inf) = +inf,
 // silu(NaN) = NaN. Call inside strict_float: fast-math would fold the -inf test away.
-Halide::Expr silu(Halide::Expr g);
+// On targets with fma (ops/fma.h) a shorter form of the same (silu_fma below).
+Halide::Expr silu(Halide::Expr g, const Halide::Target& target);
 
 // `gate_up(f, half, t)`: half 0 is the gate, half 1 is up; any float type (or uint16 fp16
 // bits); arithmetic is fp32. `target` picks the fp16 conversions (ops/float_convert.h).
@@ -36,13 +37,17 @@ void schedule_silu_mul(ops::SiluMul& op, const Halide::Target& target);
 // into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
 #ifdef NPUKIT_ALGORITHM_silu_mul
 
+#include <limits>
+
 #include "ops/float_convert.h"
+#include "ops/fma.h"
 
 namespace npukit::ops {
 
 using namespace Halide;
 
-Expr silu(Expr g) {
+// The portable form: Halide's fast_exp and a select per sign.
+Expr silu_portable(Expr g) {
   // fast_exp is good to ~2^-18 relative (its last 5 mantissa bits); silu inherits at most
   // that. The clamp keeps its float-to-int conversion in range; it flushes e^-100 to 0.
   Expr e = fast_exp(clamp(-abs(g), -100.0f, 0.0f));
@@ -53,11 +58,45 @@ Expr silu(Expr g) {
   return select(is_inf(g) && g < 0.0f, minus_zero, g * sigmoid);
 }
 
+// The same function in about 25 vector instructions per 16 values instead of 40: silu_mul
+// is compute-bound on Zen 4 (39 cycles per 16 values in fp32 and fp16 alike). Where the
+// instructions went: fast_exp's floor is two 8-lane roundps and an extract and insert on
+// 16 lanes in Halide 14, its 2^k a clamp of k at both ends, its polynomial unfused
+// multiplies and adds under strict_float, the sign test three selects.
+//   e = e^x for x = max(−|g|, −100): k = nearbyint(x·log2 e) by the FPU's own rounding
+//   (x·log2 e + 1.5·2^23 lies where fp32's spacing is 1; its encoding's low bits are k),
+//   r = x − k·ln 2 in two parts (Cody–Waite), e^r by Cephes expf's polynomial (about
+//   2^-23 relative on |r| ≤ ln2/2), 2^k put into the exponent field from those low bits;
+//   k < −126 gives an encoding below 0, clamped to +0: e is flushed where fp32 cannot hold it.
+//   silu = n / (1 + e) with n = g for g ≥ 0 (and NaN) and max(g, −FLT_MAX)·e for g < 0, so
+//   that −inf gives −FLT_MAX · 0 = −0, not NaN.
+Expr silu_fma(Expr g) {
+  Expr sign = Internal::make_const(UInt(32), 0x80000000u);
+  Expr x = max(reinterpret<float>(reinterpret<uint32_t>(g) | sign), -100.0f);
+  const float magic = 0x1.8p23f;
+  Expr shifted = fma(x, Expr(1.44269504088896341f), Expr(magic));
+  Expr k = shifted - magic;  // exact
+  Expr r = fma(k, Expr(-0.693359375f), x);  // ln 2 = 0.693359375 − 2.12194440e-4 + ...
+  r = fma(k, Expr(2.12194440e-4f), r);
+  Expr p = Expr(1.9875691500e-4f);
+  for (float c : {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f}) {
+    p = fma(p, r, Expr(c));
+  }
+  p = fma(p, r * r, r + 1.0f);
+  // (k + 127) << 23, in uint32: Halide lets LLVM assume int32 arithmetic never wraps.
+  Expr exponent = (reinterpret<uint32_t>(shifted) << 23) + Internal::make_const(UInt(32), 0x3f800000);
+  Expr e = p * reinterpret<float>(max(reinterpret<int32_t>(exponent), 0));
+  Expr n = select(g < 0.0f, max(g, -std::numeric_limits<float>::max()) * e, g);
+  return n / (1.0f + e);
+}
+
+Expr silu(Expr g, const Target& target) { return has_native_fma(target) ? silu_fma(g) : silu_portable(g); }
+
 SiluMul define_silu_mul(Func gate_up, Type out_type, const Target& target) {
   SiluMul op;
   Var f = op.f, t = op.t;
   Expr g = widen_to_f32(gate_up(f, 0, t), target), up = widen_to_f32(gate_up(f, 1, t), target);
-  op.out(f, t) = narrow_from_f32(strict_float(silu(g) * up), out_type, target);
+  op.out(f, t) = narrow_from_f32(strict_float(silu(g, target) * up), out_type, target);
   return op;
 }
 
@@ -80,6 +119,7 @@ class SiluMulGenerator : public Halide::Generator<SiluMulGenerator> {
 
   void generate() {
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
+    ops::add_fma_bitcode(*get_externs_map(), get_target());
     ops::set_mins_to_zero(gate_up);
     ops::SiluMul op = ops::define_silu_mul(gate_up, y.type(), get_target());
     y = op.out;
