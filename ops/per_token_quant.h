@@ -24,8 +24,9 @@ enum class Division {
   ieee,  // one fp32 division per value
   // p = a·r with r = 1/s (one division per row), then p + (a − s·p)·r with the remainder
   // exact (fma): the correctly rounded quotient for fp16 activations, checked for every
-  // pair of an fp16 value and an fp16 row maximum (tests/per_token_quant_exhaustive_test.cpp);
-  // not shown for fp32, where a·r alone misses ties. A vector division costs about 3 cycles
+  // pair of an fp16 value and an fp16 row maximum (per_token_quant_test,
+  // Fp16KernelsMatchIeeeDivisionForEveryValueAndRowMaximum); not shown for fp32, where a·r
+  // alone misses ties. A vector division costs about 3 cycles
   // per 16 values on Zen 4, more than the rest of q's loop. Needs ops/fma.h.
   reciprocal_fma,
 };
