@@ -3,6 +3,7 @@
 #include "f16c_convert_bitcode.h"
 #include "f16c_convert_x16_ymm_bitcode.h"
 #include "f16c_convert_x16_zmm_bitcode.h"
+#include "ops/linked_bitcode.h"
 #include "ops/round_even.h"
 
 namespace npukit::ops {
@@ -18,16 +19,16 @@ bool has_native_f16(const Target& t) {
 
 void add_f16c_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t) {
   if (!has_native_f16(t)) return;
-  auto add = [&](const char* name, const unsigned char* code, size_t len) {
-    generator_externs.insert({name, ExternalCode::bitcode_wrapper(t, std::vector<uint8_t>(code, code + len), name)});
-  };
-  add("npukit.f16c_convert.v1", npukit_f16c_convert_bitcode, npukit_f16c_convert_bitcode_len);
+  link_bitcode(generator_externs, t, "npukit.f16c_convert.v1", npukit_f16c_convert_bitcode,
+               npukit_f16c_convert_bitcode_len);
   // 16 lanes in one zmm where the tier has AVX-512: the avx512 attention kernel's inner
   // loops widened every 16 fp16 values with two conversions and an insert.
   if (t.has_feature(Target::AVX512_Skylake)) {
-    add("npukit.f16c_convert_x16.zmm.v1", npukit_f16c_convert_x16_zmm_bitcode, npukit_f16c_convert_x16_zmm_bitcode_len);
+    link_bitcode(generator_externs, t, "npukit.f16c_convert_x16.zmm.v1", npukit_f16c_convert_x16_zmm_bitcode,
+                 npukit_f16c_convert_x16_zmm_bitcode_len);
   } else {
-    add("npukit.f16c_convert_x16.ymm.v1", npukit_f16c_convert_x16_ymm_bitcode, npukit_f16c_convert_x16_ymm_bitcode_len);
+    link_bitcode(generator_externs, t, "npukit.f16c_convert_x16.ymm.v1", npukit_f16c_convert_x16_ymm_bitcode,
+                 npukit_f16c_convert_x16_ymm_bitcode_len);
   }
 }
 

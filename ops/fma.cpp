@@ -1,6 +1,7 @@
 #include "ops/fma.h"
 
 #include "fma_f32_bitcode.h"
+#include "ops/linked_bitcode.h"
 
 namespace npukit::ops {
 
@@ -12,11 +13,7 @@ bool has_native_fma(const Target& t) {
 
 void add_fma_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t) {
   if (!has_native_fma(t)) return;
-  const std::string name = "npukit.fma_f32.v1";
-  generator_externs.insert(
-      {name, ExternalCode::bitcode_wrapper(
-                 t, std::vector<uint8_t>(npukit_fma_f32_bitcode, npukit_fma_f32_bitcode + npukit_fma_f32_bitcode_len),
-                 name)});
+  link_bitcode(generator_externs, t, "npukit.fma_f32.v1", npukit_fma_f32_bitcode, npukit_fma_f32_bitcode_len);
 }
 
 Expr fma(Expr a, Expr b, Expr c) {

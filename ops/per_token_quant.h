@@ -26,8 +26,8 @@ enum class Division {
   // exact (fma): the correctly rounded quotient for fp16 activations, checked for every
   // pair of an fp16 value and an fp16 row maximum (per_token_quant_test,
   // Fp16KernelsMatchIeeeDivisionForEveryValueAndRowMaximum); not shown for fp32, where a·r
-  // alone misses ties. A vector division costs about 3 cycles
-  // per 16 values on Zen 4, more than the rest of q's loop. Needs ops/fma.h.
+  // alone misses ties. A vector division costs about 3 cycles per 16 values on Zen 4, more
+  // than the rest of q's loop. Needs ops/fma.h.
   reciprocal_fma,
 };
 
@@ -148,11 +148,10 @@ class QuantizeRowsGenerator : public Halide::Generator<QuantizeRowsGenerator> {
     const bool gpu = schedules::gpu::is_gpu(target);
     // GPU kernels take fp16 as uint16 bits (ops/float_convert.h) and reduce in fp32 bits.
     Func stored = gpu ? af : Func(a);
-    const int lanes =
-        gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target, stored.output_types().at(0));
-    ops::PerTokenQuant p =
-        ops::define_per_token_quant(stored, af, a.dim(0).extent(), lanes, ops::rounding_for(target),
-                                    ops::division_for(stored.output_types().at(0), target));
+    const Type stored_type = stored.output_types().at(0);
+    const int lanes = gpu ? schedules::gpu::quant_lanes(target) : schedules::cpu::quant_lanes(target, stored_type);
+    ops::PerTokenQuant p = ops::define_per_token_quant(stored, af, a.dim(0).extent(), lanes, ops::rounding_for(target),
+                                                       ops::division_for(stored_type, target));
     q = p.q;
     scale = p.scale;
     ops::set_mins_to_zero(q, scale);

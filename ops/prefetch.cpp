@@ -1,10 +1,9 @@
 #include "ops/prefetch.h"
 
-#include <string>
-
 #include "halide_prefetch_128_bitcode.h"
 #include "halide_prefetch_256_bitcode.h"
 #include "halide_prefetch_64_bitcode.h"
+#include "ops/linked_bitcode.h"
 
 namespace npukit::ops {
 
@@ -20,8 +19,7 @@ void add_prefetch_bitcode(GeneratorContext::ExternsMap& generator_externs, const
     case 4: code = npukit_prefetch_256_bitcode, len = npukit_prefetch_256_bitcode_len; break;
   }
   _halide_user_assert(code) << "add_prefetch_bitcode: element_bytes = " << element_bytes << "; must be 1, 2 or 4\n";
-  const std::string name = "npukit.halide_prefetch.v1";
-  generator_externs.insert({name, ExternalCode::bitcode_wrapper(t, std::vector<uint8_t>(code, code + len), name)});
+  link_bitcode(generator_externs, t, "npukit.halide_prefetch.v1", code, len);
 }
 
 }  // namespace npukit::ops

@@ -38,16 +38,22 @@ inline Halide::Expr round_half_even(Halide::Expr v, Rounding form) {
   return form == Rounding::x86_roundps ? Halide::round(v) : round_half_even(v);
 }
 
+// Rounding by the FPU's own mode (nearest even) in one add: for |v| < 2^22, v + 1.5·2^23
+// lies in [2^23, 2^24), where fp32's spacing is 1, so the sum is v rounded to an integer n,
+// and its encoding is kRoundingBiasBits + n (two's complement in the low bits). Under
+// strict_float, so that nothing folds the add away.
+inline constexpr float kRoundingBias = 0x1.8p23f;
+inline constexpr int32_t kRoundingBiasBits = 0x4b400000;
+
 // clamp(nearbyint(v), lo, hi) as int8 for finite fp32 `v`, integral lo ≤ hi in [-128, 127].
-// On x86 the rounding is the FPU's own: clamp(v) + 1.5·2^23 lies where fp32's spacing is
-// 1, so the sum is v rounded to nearest even, and its encoding is 0x4b400000 plus that
-// integer, whose low byte is the int8. Two instructions where roundps on 16 lanes took four
-// (Halide 14 splits it into two 8-lane halves) and the conversion a fifth.
+// On x86 by kRoundingBias: the biased encoding's low byte is the int8. Two instructions
+// where roundps on 16 lanes took four (Halide 14 splits it into two 8-lane halves) and the
+// conversion a fifth.
 inline Halide::Expr round_clamp_to_int8(Halide::Expr v, float lo, float hi, Rounding form) {
   using namespace Halide;
   if (form == Rounding::x86_roundps) {
-    Expr biased = strict_float(clamp(v, lo, hi) + 0x1.8p23f);
-    return cast<int8_t>(reinterpret<int32_t>(biased) - 0x4b400000);
+    Expr biased = strict_float(clamp(v, lo, hi) + kRoundingBias);
+    return cast<int8_t>(reinterpret<int32_t>(biased) - kRoundingBiasBits);
   }
   return cast<int8_t>(strict_float(clamp(round_half_even(v), lo, hi)));
 }

@@ -41,6 +41,7 @@ void schedule_silu_mul(ops::SiluMul& op, const Halide::Target& target);
 
 #include "ops/float_convert.h"
 #include "ops/fma.h"
+#include "ops/round_even.h"
 
 namespace npukit::ops {
 
@@ -64,7 +65,7 @@ Expr silu_portable(Expr g) {
 // 16 lanes in Halide 14, its 2^k a clamp of k at both ends, its polynomial unfused
 // multiplies and adds under strict_float, the sign test three selects.
 //   e = e^x for x = max(−|g|, −100): k = nearbyint(x·log2 e) by the FPU's own rounding
-//   (x·log2 e + 1.5·2^23 lies where fp32's spacing is 1; its encoding's low bits are k),
+//   (x·log2 e + kRoundingBias, ops/round_even.h; its encoding's low bits are k),
 //   r = x − k·ln 2 in two parts (Cody–Waite), e^r by Cephes expf's polynomial (about
 //   2^-23 relative on |r| ≤ ln2/2), 2^k put into the exponent field from those low bits;
 //   k < −126 gives an encoding below 0, clamped to +0: e is flushed where fp32 cannot hold it.
@@ -73,9 +74,8 @@ Expr silu_portable(Expr g) {
 Expr silu_fma(Expr g) {
   Expr sign = Internal::make_const(UInt(32), 0x80000000u);
   Expr x = max(reinterpret<float>(reinterpret<uint32_t>(g) | sign), -100.0f);
-  const float magic = 0x1.8p23f;
-  Expr shifted = fma(x, Expr(1.44269504088896341f), Expr(magic));
-  Expr k = shifted - magic;  // exact
+  Expr shifted = fma(x, Expr(1.44269504088896341f), Expr(kRoundingBias));
+  Expr k = shifted - kRoundingBias;  // exact
   Expr r = fma(k, Expr(-0.693359375f), x);  // ln 2 = 0.693359375 − 2.12194440e-4 + ...
   r = fma(k, Expr(2.12194440e-4f), r);
   Expr p = Expr(1.9875691500e-4f);
