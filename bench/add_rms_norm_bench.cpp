@@ -32,8 +32,9 @@ void BM_add_rms_norm(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("add_rms_norm"), "cpu", t, {{"eps", "1e-6"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
-  const double median = time_cold_calls(state, call, {{"x", &xs}, {"residual", &rs}, {"y", &ys}});
-  set_bandwidth_counters(state, 4.0 * bytes, median, anchor);
+  const PairedTiming timing =
+      time_cold_calls_paired_copy(state, call, {{"x", &xs}, {"residual", &rs}, {"y", &ys}}, xs, ys, bytes, 4.0 * bytes);
+  set_bandwidth_counters(state, 4.0 * bytes, timing, anchor);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

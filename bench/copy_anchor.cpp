@@ -89,6 +89,8 @@ double read_seconds(const void* a, const void* b, size_t bytes) {
   return seconds_of(a, const_cast<void*>(b), bytes, stream_read);
 }
 
+double copy_seconds(const void* src, void* dst, size_t bytes) { return seconds_of(src, dst, bytes, stream_copy); }
+
 CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int reps) {
   return {median_gbps(src, dst, bytes, reps, stream_copy), median_gbps(src, dst, bytes, reps, memcpy_copy),
           median_gbps(src, dst, bytes, reps, stream_read)};

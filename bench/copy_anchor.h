@@ -30,4 +30,8 @@ CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int reps =
 // threads: for a read anchor timed right after each kernel call (bench/timed_calls.h).
 double read_seconds(const void* a, const void* b, size_t bytes);
 
+// Seconds of one copy anchor run (the STREAM-style copy) of `bytes` from `src` to `dst`, on
+// the kernels' threads: for a copy anchor timed right after each kernel call.
+double copy_seconds(const void* src, void* dst, size_t bytes);
+
 }  // namespace npukit::bench

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every op at its decode shape (issue 14's list), cold, on 1 and 2 Halide threads: one line
-# per bench row with its median of 3, GB/s, vs_copy and, for attention, vs_read_paired.
+# per bench row with its median of 3, GB/s, vs_copy, vs_copy_paired (the copy timed after every call)
+# and, for attention, vs_read_paired.
 # Usage: bench/decode_shapes.sh [BUILD_DIR] (default build). docs/performance.md quotes it.
 set -euo pipefail
 bench="${1:-build}/bench"
@@ -24,7 +25,7 @@ for threads in 1 2; do
     fi
     grep median <<<"$out" | sed -E 's/\/manual_time_median//' |
       awk -v t="$threads" '{ printf "threads=%s %s %s %s", t, $1, $2, $3
-                             for (i = 4; i <= NF; ++i) if ($i ~ /^(GB\/s|vs_copy|vs_read_paired)=/) printf " %s", $i
+                             for (i = 4; i <= NF; ++i) if ($i ~ /^(GB\/s|vs_copy|vs_copy_paired|vs_read_paired)=/) printf " %s", $i
                              print "" }'
   done
 done

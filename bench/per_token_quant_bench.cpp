@@ -32,14 +32,16 @@ void BM_per_token_quant(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("per_token_quant"), "cpu", t, {});
   const CopyAnchor anchor = measure_copy(as, outs, in_bytes);
 
-  size_t slot = 1;
-  const double median = time_calls(state, call, [&](Call& c) {
-    c.tensors["a"].data = as.slot(slot);
-    c.tensors["q"].data = outs.slot(slot);
-    c.tensors["scale"].data = static_cast<uint8_t*>(outs.slot(slot)) + q_bytes;
-    ++slot;
-  });
-  set_bandwidth_counters(state, double(in_bytes + q_bytes + scale_bytes), median, anchor);
+  const double moved = double(in_bytes + q_bytes + scale_bytes);
+  const PairedTiming timing = time_calls_paired_copy(
+      state, call,
+      [&](Call& c, size_t slot) {
+        c.tensors["a"].data = as.slot(slot);
+        c.tensors["q"].data = outs.slot(slot);
+        c.tensors["scale"].data = static_cast<uint8_t*>(outs.slot(slot)) + q_bytes;
+      },
+      as, outs, in_bytes, moved);
+  set_bandwidth_counters(state, moved, timing, anchor);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

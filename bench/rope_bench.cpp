@@ -56,8 +56,9 @@ void BM_rope(benchmark::State& state, DType dtype, const char* style) {
   Call call = bind_rope(s, dtype, style, xs.slot(0), positions, ys.slot(0));
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
-  const double median = time_cold_calls(state, call, {{"x", &xs}, {"y", &ys}});
-  set_bandwidth_counters(state, bytes_moved(s, dtype), median, anchor);
+  const PairedTiming timing =
+      time_cold_calls_paired_copy(state, call, {{"x", &xs}, {"y", &ys}}, xs, ys, bytes, bytes_moved(s, dtype));
+  set_bandwidth_counters(state, bytes_moved(s, dtype), timing, anchor);
 }
 
 // The same buffers every call: at these sizes x and y stay in L2, so this is what the

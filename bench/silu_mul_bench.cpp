@@ -27,8 +27,10 @@ void BM_silu_mul(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("silu_mul"), "cpu", t, {});
   const CopyAnchor anchor = measure_copy(gus, ys, in_bytes);
 
-  const double median = time_cold_calls(state, call, {{"gate_up", &gus}, {"y", &ys}});
-  set_bandwidth_counters(state, double(in_bytes + out_bytes), median, anchor);
+  const double moved = double(in_bytes + out_bytes);
+  const PairedTiming timing =
+      time_cold_calls_paired_copy(state, call, {{"gate_up", &gus}, {"y", &ys}}, gus, ys, in_bytes, moved);
+  set_bandwidth_counters(state, moved, timing, anchor);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

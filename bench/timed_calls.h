@@ -59,15 +59,18 @@ inline double time_cold_calls(benchmark::State& state, Call& call,
   });
 }
 
-// time_cold_calls for a kernel that reads two arenas (the KV cache): after each call, the
-// read anchor reads the same bytes of the arenas' next slots (cold too), so that every
-// kernel time has an anchor time from the same moment. On a shared machine whose
-// bandwidth drifts by 2x within minutes, the median of these per-call ratios is what
-// stays put; an anchor measured once before the loop does not.
+// A kernel time paired with an anchor time from the same moment: after each call, the
+// anchor runs over the same bytes of the arenas' next slots (cold too, and never the
+// slot of the next call). On a shared machine whose bandwidth drifts by 2x within
+// minutes, the median of these per-call ratios is what stays put; an anchor measured
+// once before the loop does not (one fp16 rms_norm row's vs_copy read 0.49 in one run
+// and 0.94 in the next, on a Zen 4 VM).
 struct PairedTiming {
-  double median_seconds;  // of one kernel call
-  double median_vs_read;  // kernel GB/s over the anchor's, per call
+  double median_seconds;    // of one kernel call
+  double median_vs_anchor;  // kernel GB/s over the anchor's, per call
 };
+
+// For a kernel that reads two arenas (the KV cache): the read anchor reads `bytes` of both.
 inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& call, const char* a_name,
                                                 ColdArena& a, const char* b_name, ColdArena& b, size_t bytes) {
   std::vector<double> ratios;
@@ -86,6 +89,37 @@ inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& c
   return {median, median_of(ratios)};
 }
 
+// For a kernel that moves `kernel_bytes` per call: `point(call, slot)` points the call at
+// slot `slot` of its arenas; the copy anchor copies `copy_bytes` (the bench's measure_copy
+// size) from `src` to `dst`, and the ratio is kernel GB/s over copy GB/s (2 · copy_bytes).
+template <class Point>
+PairedTiming time_calls_paired_copy(benchmark::State& state, Call& call, Point point, ColdArena& src, ColdArena& dst,
+                                    size_t copy_bytes, double kernel_bytes) {
+  std::vector<double> ratios;
+  size_t slot = 1;
+  const double median = time_calls(
+      state, call, [&](Call& c) { point(c, slot); },
+      [&](double s) {
+        const double copy_s = copy_seconds(src.slot(slot + 1), dst.slot(slot + 1), copy_bytes);
+        ratios.push_back((kernel_bytes / s) / (2.0 * copy_bytes / copy_s));
+        slot += 2;
+      });
+  return {median, median_of(ratios)};
+}
+
+// time_calls_paired_copy with the named tensors at slot `slot` of their arenas.
+inline PairedTiming time_cold_calls_paired_copy(benchmark::State& state, Call& call,
+                                                std::initializer_list<std::pair<const char*, ColdArena*>> rotating,
+                                                ColdArena& src, ColdArena& dst, size_t copy_bytes,
+                                                double kernel_bytes) {
+  return time_calls_paired_copy(
+      state, call,
+      [&](Call& c, size_t slot) {
+        for (const auto& [name, arena] : rotating) c.tensors[name].data = arena->slot(slot);
+      },
+      src, dst, copy_bytes, kernel_bytes);
+}
+
 // GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
 inline void set_bandwidth_counters(benchmark::State& state, double bytes, double seconds, const CopyAnchor& anchor) {
   const double gbps = bytes / seconds / 1e9;
@@ -96,6 +130,13 @@ inline void set_bandwidth_counters(benchmark::State& state, double bytes, double
   state.counters["vs_memcpy"] = gbps / anchor.memcpy_gbps;
   state.counters["read_GB/s"] = anchor.read_gbps;
   state.counters["vs_read"] = gbps / anchor.read_gbps;
+}
+
+// The same with the kernel's time from a paired copy timing, and its vs_copy_paired.
+inline void set_bandwidth_counters(benchmark::State& state, double bytes, const PairedTiming& timing,
+                                   const CopyAnchor& anchor) {
+  set_bandwidth_counters(state, bytes, timing.median_seconds, anchor);
+  state.counters["vs_copy_paired"] = timing.median_vs_anchor;
 }
 
 }  // namespace npukit::bench
