@@ -76,18 +76,22 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
 }
 
 // The half style on rows seen as two halves (ops::apply_rope_half_rows): tokens in
-// parallel, the (cos, sin) table per token, both halves unrolled over dense vectors.
+// parallel, the (cos, sin) table per token, both halves of a vector's pairs in one step:
+// each element is loaded and widened once for its two outputs. With the halves as two
+// loops, each loop widened both inputs again (Zen 4, fp16 [1, 32, 128], hot: 0.65 ->
+// 0.55 us; fp16 conversions cost as much as the rotation's arithmetic there).
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
   const int vec = target.natural_vector_size<float>();
-  Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"};
+  Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"}, io{"io"}, ii{"ii"};
   Expr tokens = y.output_buffer().dim(3).extent();
   y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);  // as in schedule_rope
   angles.inv_freq.compute_root().vectorize(angles.i, target.natural_vector_size<double>(), TailStrategy::GuardWithIf);
   angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
                                                               TailStrategy::GuardWithIf);
-  y.reorder(i, j).bound(j, 0, 2).unroll(j);
+  y.bound(j, 0, 2);
   parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
-    s.specialize(half >= vec).vectorize(i, vec, TailStrategy::ShiftInwards);
+    s.specialize(half >= vec).split(i, io, ii, vec, TailStrategy::ShiftInwards).reorder(ii, j, io).vectorize(ii).unroll(j);
+    s.reorder(j, i).unroll(j);
   });
 }
 
