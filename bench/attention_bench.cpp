@@ -69,6 +69,7 @@ BENCHMARK(BM_attention_decode_hot)->ArgName("S")->Arg(16)->Arg(64)->Arg(128)->Ar
 BENCHMARK(BM_attention_decode_masked)->ArgName("S")->Arg(8192)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_attention_decode)
     ->ArgName("S")
+    ->Arg(16)
     ->Arg(512)
     ->Arg(2048)
     ->Arg(8192)
