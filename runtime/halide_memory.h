@@ -10,10 +10,13 @@ namespace npukit {
 
 // Sizes are rounded up to a quarter of their power of two (at most 25% slack, 256 bytes
 // at least). Blocks above kHalideBlockLargest come from the system and go back to it on
-// every call; of the others, at most kHalideIdleLimit bytes are kept idle, and a block
-// freed beyond that goes back to the system.
+// every call; of the others, at most kHalideIdleLimit bytes are kept idle in a shared
+// pool, and a block freed beyond that goes back to the system. Besides, each thread keeps
+// up to kHalideThreadCacheBytes of small blocks (up to 64 KiB, a few per size) for itself,
+// without locks; they go to the shared pool when the thread ends.
 constexpr size_t kHalideBlockLargest = size_t(64) << 20;
 constexpr size_t kHalideIdleLimit = size_t(64) << 20;
+constexpr size_t kHalideThreadCacheBytes = size_t(1) << 20;
 
 // The kernels' halide_malloc and halide_free (installed by install_halide_handlers).
 // Thread-safe: Halide allocates from its worker threads. Blocks are 128-byte aligned, as
@@ -22,7 +25,7 @@ void* halide_block_malloc(void* user_context, size_t bytes);
 void halide_block_free(void* user_context, void* block);
 
 struct HalideMemoryStats {
-  size_t idle_bytes = 0;          // kept for reuse now
+  size_t idle_bytes = 0;          // kept for reuse now (the shared pool and every thread's)
   size_t system_allocations = 0;  // blocks taken from the system so far
 };
 HalideMemoryStats halide_memory_stats();
