@@ -127,6 +127,7 @@ struct ThreadCache {
 thread_local ThreadCache t_cache __attribute__((tls_model("initial-exec")));
 
 pthread_key_t cache_key;
+std::atomic<bool> cache_key_made{false};
 
 void release_cache(void* p) {
   auto* c = static_cast<ThreadCache*>(p);
@@ -152,7 +153,11 @@ bool ThreadCache::keep(Header* h) {
   const size_t size = size_of(cls), held = bytes.load(std::memory_order_relaxed);
   if (gone || count[cls] >= kCachedPerClass || held + size > kHalideThreadCacheBytes) return false;
   if (!registered) {
-    static const int key_made = pthread_key_create(&cache_key, release_cache);
+    static const int key_made = [] {
+      const int status = pthread_key_create(&cache_key, release_cache);
+      cache_key_made.store(status == 0);
+      return status;
+    }();
     if (key_made != 0) return false;
     pthread_setspecific(cache_key, this);
     std::lock_guard<std::mutex> lock(registry().mutex);
@@ -164,6 +169,13 @@ bool ThreadCache::keep(Header* h) {
   ++count[cls];
   bytes.store(held + size, std::memory_order_relaxed);
   return true;
+}
+
+// When the library is unloaded (a framework's dlclose) while threads still hold caches,
+// their ends must not call release_cache, whose code is gone: the key goes first (the
+// blocks those threads keep are then lost, as the library's other memory).
+__attribute__((destructor)) void forget_cache_key() {
+  if (cache_key_made.load()) pthread_key_delete(cache_key);
 }
 
 }  // namespace
