@@ -6,6 +6,27 @@ namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
+namespace {
+
+// The token loop `t` of `y` split into tasks `to` of up to 8 tokens `ti`, and the angle
+// table scheduled in it; returns the number of tasks. Fewer tokens than 8 are one task of
+// their own size, run serially: a decode step's token then takes the partitioned loops,
+// not a GuardWithIf tail's. GuardWithIf: y may be x (in place), which a ShiftInwards tail
+// would read rotated.
+Expr split_tokens(ops::RopeAngles& angles, Func y, Var t, Expr tokens, Var to, Var ti, const Target& target) {
+  y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);
+  // In fp64 vectors: left to LLVM, the exp loop became 4-lane ymm code with a vdivpd, 18%
+  // of a hot one-token call on Zen 4 (13% now; fp32 half style 0.79 -> 0.72 us hot).
+  const int dvec = target.natural_vector_size<double>();
+  angles.inv_freq.compute_root().vectorize(angles.i, dvec, TailStrategy::GuardWithIf);
+  // Scratch sizes depend on head_dim and rotary_dim, so Halide allocates them on the heap:
+  // store_at(to) makes that once per task instead of once per token or head.
+  angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, dvec, TailStrategy::GuardWithIf);
+  return (tokens + 7) / 8;
+}
+
+}  // namespace
+
 // Tokens in parallel; per token the (cos, sin) table in fp64 vectors, then every head
 // rotated in fp32 vectors while the token's rows are in L1.
 // `x_f32` is the input widened to fp32. For fp16 storage and the interleaved style it is
@@ -17,18 +38,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
   const int vec = target.natural_vector_size<float>();
   Var d = rope.d, h = rope.h, t = rope.t, to{"to"}, ti{"ti"};
 
-  // Tasks of 8 tokens; fewer tokens are one task of their own size, run serially: a
-  // decode step's token then takes the partitioned loops, not a GuardWithIf tail's.
-  // GuardWithIf: y may be x (in place), which a ShiftInwards tail would read rotated.
-  Expr tokens = y.output_buffer().dim(2).extent();
-  y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);
-  // In fp64 vectors: left to LLVM, the exp loop became 4-lane ymm code with a vdivpd, 18%
-  // of a hot one-token call on Zen 4 (13% now; fp32 half style 0.79 -> 0.72 us hot).
-  angles.inv_freq.compute_root().vectorize(angles.i, target.natural_vector_size<double>(), TailStrategy::GuardWithIf);
-  // Scratch sizes depend on head_dim and rotary_dim, so Halide allocates them on the heap:
-  // store_at(to) makes that once per task instead of once per token or head.
-  angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
-                                                              TailStrategy::GuardWithIf);
+  const Expr tasks = split_tokens(angles, y, t, y.output_buffer().dim(2).extent(), to, ti, target);
 
   if (style == ops::RopeStyle::interleaved) {
     // d itself is the vector index: the pair loads x(2·(d/2)) and x(2·(d/2) + 1) become
@@ -47,7 +57,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
     // fp16 stores one vector per step: LLVM 14 writes a 2-vector fp16 store (<32 x half>
     // without AVX512-FP16) lane by lane with movw (4.0 us instead of 2.2 us).
     const int store = widened ? vec : block;
-    parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+    parallel_unless_one_task(y, to, tasks, [&](Stage s) {
       s.specialize(head_dim % block == 0).split(d, dout, din, block, TailStrategy::RoundUp).vectorize(din, store);
       s.specialize(head_dim >= block).split(d, dout, din, block, TailStrategy::ShiftInwards).vectorize(din, store);
       s.specialize(head_dim >= vec).split(d, dout, din, vec, TailStrategy::ShiftInwards).vectorize(din);
@@ -69,7 +79,7 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
     rope.out.store_at(y, to).compute_at(y, h).vectorize(d, vec, TailStrategy::GuardWithIf);
     rope.out.update(0).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
     rope.out.update(1).vectorize(rope.r, vec, TailStrategy::GuardWithIf);
-    parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+    parallel_unless_one_task(y, to, tasks, [&](Stage s) {
       s.specialize(head_dim >= vec).vectorize(d, vec, TailStrategy::ShiftInwards);
     });
   }
@@ -83,13 +93,9 @@ void schedule_rope(ops::RopeAngles& angles, ops::Rope& rope, Func x_f32, bool wi
 void schedule_rope_half_rows(ops::RopeAngles& angles, Func y, Expr half, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var i = y.args()[0], j = y.args()[1], t = y.args()[3], to{"to"}, ti{"ti"}, io{"io"}, ii{"ii"};
-  Expr tokens = y.output_buffer().dim(3).extent();
-  y.split(t, to, ti, min(tokens, 8), TailStrategy::GuardWithIf);  // as in schedule_rope
-  angles.inv_freq.compute_root().vectorize(angles.i, target.natural_vector_size<double>(), TailStrategy::GuardWithIf);
-  angles.cos_sin.store_at(y, to).compute_at(y, ti).vectorize(angles.i, target.natural_vector_size<double>(),
-                                                              TailStrategy::GuardWithIf);
+  const Expr tasks = split_tokens(angles, y, t, y.output_buffer().dim(3).extent(), to, ti, target);
   y.bound(j, 0, 2);
-  parallel_unless_one_task(y, to, (tokens + 7) / 8, [&](Stage s) {
+  parallel_unless_one_task(y, to, tasks, [&](Stage s) {
     s.specialize(half >= vec).split(i, io, ii, vec, TailStrategy::ShiftInwards).reorder(ii, j, io).vectorize(ii).unroll(j);
     s.reorder(j, i).unroll(j);
   });
