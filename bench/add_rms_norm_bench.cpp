@@ -32,9 +32,10 @@ void BM_add_rms_norm(benchmark::State& state, DType dtype) {
   Call call = bind_call(find_op("add_rms_norm"), "cpu", t, {{"eps", "1e-6"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
+  const double moved = 4.0 * bytes;  // x and residual read, residual and y written
   const PairedTiming timing =
-      time_cold_calls_paired_copy(state, call, {{"x", &xs}, {"residual", &rs}, {"y", &ys}}, xs, ys, bytes, 4.0 * bytes);
-  set_bandwidth_counters(state, 4.0 * bytes, timing, anchor);
+      time_cold_calls_paired_copy(state, call, {{"x", &xs}, {"residual", &rs}, {"y", &ys}}, xs, ys, bytes, moved);
+  set_bandwidth_counters(state, moved, timing, anchor);
 }
 
 void shapes(benchmark::internal::Benchmark* b) {

@@ -70,41 +70,45 @@ struct PairedTiming {
   double median_vs_anchor;  // kernel GB/s over the anchor's, per call
 };
 
-// For a kernel that reads two arenas (the KV cache): the read anchor reads `bytes` of both.
-inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& call, const char* a_name,
-                                                ColdArena& a, const char* b_name, ColdArena& b, size_t bytes) {
-  std::vector<double> ratios;
-  size_t slot = 1;
-  const double median = time_calls(
-      state, call,
-      [&](Call& c) {
-        c.tensors[a_name].data = a.slot(slot);
-        c.tensors[b_name].data = b.slot(slot);
-      },
-      [&](double s) {
-        // Both move 2 · bytes, so the ratio of GB/s is the ratio of the times.
-        ratios.push_back(read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s);
-        slot += 2;
-      });
-  return {median, median_of(ratios)};
-}
-
-// For a kernel that moves `kernel_bytes` per call: `point(call, slot)` points the call at
-// slot `slot` of its arenas; the copy anchor copies `copy_bytes` (the bench's measure_copy
-// size) from `src` to `dst`, and the ratio is kernel GB/s over copy GB/s (2 · copy_bytes).
-template <class Point>
-PairedTiming time_calls_paired_copy(benchmark::State& state, Call& call, Point point, ColdArena& src, ColdArena& dst,
-                                    size_t copy_bytes, double kernel_bytes) {
+// The loop both pairings share: `point(call, slot)` points the call at slot `slot` of its
+// arenas, and `vs_anchor(slot, seconds)` times the anchor on slot + 1 and returns the
+// call's ratio to it; the calls take every other slot.
+template <class Point, class VsAnchor>
+PairedTiming time_calls_paired(benchmark::State& state, Call& call, Point point, VsAnchor vs_anchor) {
   std::vector<double> ratios;
   size_t slot = 1;
   const double median = time_calls(
       state, call, [&](Call& c) { point(c, slot); },
       [&](double s) {
-        const double copy_s = copy_seconds(src.slot(slot + 1), dst.slot(slot + 1), copy_bytes);
-        ratios.push_back((kernel_bytes / s) / (2.0 * copy_bytes / copy_s));
+        ratios.push_back(vs_anchor(slot, s));
         slot += 2;
       });
   return {median, median_of(ratios)};
+}
+
+// For a kernel that reads two arenas (the KV cache): the read anchor reads `bytes` of both.
+inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& call, const char* a_name,
+                                                ColdArena& a, const char* b_name, ColdArena& b, size_t bytes) {
+  return time_calls_paired(
+      state, call,
+      [&](Call& c, size_t slot) {
+        c.tensors[a_name].data = a.slot(slot);
+        c.tensors[b_name].data = b.slot(slot);
+      },
+      // Both move 2 · bytes, so the ratio of GB/s is the ratio of the times.
+      [&](size_t slot, double s) { return read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s; });
+}
+
+// For a kernel that moves `kernel_bytes` per call: the copy anchor copies `copy_bytes` (the
+// bench's measure_copy size) from `src` to `dst`, and the ratio is kernel GB/s over copy
+// GB/s (2 · copy_bytes).
+template <class Point>
+PairedTiming time_calls_paired_copy(benchmark::State& state, Call& call, Point point, ColdArena& src, ColdArena& dst,
+                                    size_t copy_bytes, double kernel_bytes) {
+  return time_calls_paired(state, call, point, [&](size_t slot, double s) {
+    const double copy_s = copy_seconds(src.slot(slot + 1), dst.slot(slot + 1), copy_bytes);
+    return (kernel_bytes / s) / (2.0 * copy_bytes / copy_s);
+  });
 }
 
 // time_calls_paired_copy with the named tensors at slot `slot` of their arenas.
