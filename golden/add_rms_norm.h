@@ -195,7 +195,7 @@ golden::Tolerance tolerance(const golden::Case&, const std::string& output, DTyp
   } else {
     t.rtol = 1e-5;
     t.atol = 1e-6;
-    t.reason = "rms_norm of the bit-exact sum: fp64 sum of squares, three fp32 roundings, a few fp32 ULPs";
+    t.reason = "rms_norm of the bit-exact sum: sum of squares accumulated in fp64, three fp32 roundings, a few fp32 ULPs";
   }
   return t;
 }
@@ -212,7 +212,7 @@ GateHooks add_rms_norm_gate_hooks() {
       "residual becomes x + residual in its dtype (IEEE: NaN stays NaN, +Inf + -Inf is NaN, a sum beyond the "
       "dtype's range is +-Inf); y is rms_norm of that new residual, with rms_norm's contract per row: a NaN "
       "makes the row NaN, an Inf makes its element NaN and the rest of the row 0, an all-zero row with "
-      "eps = 0 is NaN. The sum of squares is fp64, so rows beyond fp32's (or fp16's) range are still right.";
+      "eps = 0 is NaN. The sum of squares is accumulated in fp64, so rows beyond fp32's (or fp16's) range are still right.";
   return gate;
 }
 

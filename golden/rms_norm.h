@@ -255,8 +255,8 @@ std::map<std::string, std::vector<double>> reference(const golden::Case& c) {
 }
 
 golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype) {
-  // Every element is x · (1/rms) · w: the sum of squares is fp64 (fp16 rows on the CPU: exact
-  // fp32 squares in fp32 blocks of 512, ~1e-6 relative), so each output carries a few fp32
+  // Every element is x · (1/rms) · w: the sum of squares is accumulated in fp64 (on the CPU
+  // fp32 squares in fp32 blocks of 512, ~1e-6 relative; ops::SquareSum), so each output carries a few fp32
   // roundings and nothing that grows with hidden. That is far tighter than the
   // default for reductions, and no NMSE escape: one wrong element among millions fails.
   golden::Tolerance t;
@@ -267,7 +267,7 @@ golden::Tolerance tolerance(const golden::Case&, const std::string&, DType dtype
   } else {
     t.rtol = 1e-5;
     t.atol = 1e-6;
-    t.reason = "fp64 sum of squares, then three fp32 roundings: a few fp32 ULPs";
+    t.reason = "sum of squares accumulated in fp64, then three fp32 roundings: a few fp32 ULPs";
   }
   return t;
 }
@@ -284,8 +284,8 @@ GateHooks rms_norm_gate_hooks() {
       "A NaN or Inf in a row affects only that row: a NaN makes the whole row NaN; an Inf "
       "makes its own element NaN and the rest of the row 0. An all-zero row with eps = 0 is "
       "NaN (0/0). Sums of squares beyond the fp32 range (|x| up to 3.4e38) and fp16 rows "
-      "whose sum of squares exceeds 65504 are still correct: the sum of squares is fp64 (fp16 rows: "
-      "fp32 blocks of exact squares, added in fp64).";
+      "whose sum of squares exceeds 65504 are still correct: the sum of squares is accumulated in fp64 "
+      "(fp32 blocks of squares, added in fp64; an fp32 row beyond the blocks' range summed again in fp64).";
   return gate;
 }
 

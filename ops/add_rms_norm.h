@@ -97,7 +97,7 @@ class AddRmsNormGenerator : public Halide::Generator<AddRmsNormGenerator> {
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     ops::set_mins_to_zero(x, residual, weight);
     const bool gpu = schedules::gpu::is_gpu(get_target());
-    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(residual_out.type(), y.type());
+    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(residual_out.type());
     ops::AddRmsNorm op = ops::define_add_rms_norm(x, residual, weight, hidden, eps, residual_out.type(), y.type(),
                                                   get_target(), sum);
     y = op.norm.out;

@@ -12,24 +12,34 @@ namespace npukit::ops {
 // An fp16 square is exact in fp32 (22 significant bits, at most 65504² = 4.3e9), so for
 // fp16 rows fp32 sums of blocks of kSquareSumBlock squares lose only their additions'
 // roundings (at most 511 · 2^-24 = 3e-5 relative in any order, 1e-6 with the CPU's 32
-// lanes), far under fp16's ULP, and the blocks are summed in fp64.
-enum class SquareSum { f64, f32_blocks };
+// lanes), far under fp16's ULP, and the blocks are summed in fp64 (f32_blocks).
+// fp32 rows (f32_blocks_checked) take the same fp32 blocks, whose squares now round (one
+// more 2^-24 each) and may overflow (|x| > 1.8e19) or underflow (|x| < 1e-19): a row whose
+// blocks' sum is not finite or is under hidden · 2^-100 (where the squares flushed below
+// fp32's normals, each under 2^-126, could matter: 2^-26 of the sum at most) is summed again
+// in fp64. On Zen 4 the fp64 pass was two thirds of a hot fp32 [1, 4096] call's first
+// pass. All-zero rows also take the fp64 pass (0 is under the bound), as NaN rows do.
+enum class SquareSum { f64, f32_blocks, f32_blocks_checked };
 inline constexpr int kSquareSumBlock = 512;
 
-// f32_blocks where the row and the output are fp16 (Float(16), or fp16 bits as UInt(16)):
-// the fp16 contract is one fp16 ULP; an fp32 output keeps fp64 sums.
-SquareSum square_sum_for(Halide::Type x_type, Halide::Type out_type);
+// The CPU's choice: f32_blocks where the row is fp16 (Float(16), or fp16 bits as UInt(16)),
+// f32_blocks_checked otherwise.
+SquareSum square_sum_for(Halide::Type x_type);
 
 struct RmsNorm {
   Halide::Var h{"h"}, row{"row"};  // h indexes hidden (innermost), row the outer dimension
-  Halide::RDom k;                  // f64: runs over hidden; f32_blocks: over the whole blocks
-  Halide::Func sumsq{"sumsq"};     // per row: Σx² in fp64
-  // f32_blocks only (undefined for f64): block(c, row) the fp32 sum of block c's squares
-  // over RDom j, tail(row) that of the last hidden % kSquareSumBlock over RDom t; sumsq
-  // starts from the tail and adds the blocks.
+  Halide::RDom k;                  // f64: runs over hidden; f32_blocks(_checked): over the whole blocks
+  Halide::Func sumsq{"sumsq"};     // per row: Σx² in fp64 (f32_blocks_checked: of the fp32 blocks)
+  // f32_blocks(_checked) only (undefined for f64): block(c, row) the fp32 sum of block c's
+  // squares over RDom j, tail(row) that of the last hidden % kSquareSumBlock over RDom t;
+  // sumsq starts from the tail and adds the blocks.
   Halide::Func block{"sumsq_block"}, tail{"sumsq_tail"};
   Halide::Var c{"c"};
   Halide::RDom j, t;
+  // f32_blocks_checked only: Σx² in fp64 over RDom ke (all of hidden), whose predicate
+  // leaves it empty unless the row's sumsq is out of range (see SquareSum).
+  Halide::Func sumsq_f64{"sumsq_f64"};
+  Halide::RDom ke;
   Halide::Func inv_rms{"inv_rms"};  // per row: Tuple(a, b), fp32, a·b = 1 / sqrt(mean(x²) + eps)
   Halide::Func out{"rms_norm"};    // y(h, row) in the output type
 };
@@ -58,6 +68,8 @@ void schedule_rms_norm(ops::RmsNorm& op, Halide::Expr hidden, const Halide::Targ
 // into npukit_halide_ops (cmake/NpukitOperators.cmake). Above: what the schedules see.
 #ifdef NPUKIT_ALGORITHM_rms_norm
 
+#include <limits>
+
 #include "ops/exact_f64.h"
 #include "ops/float_convert.h"
 
@@ -65,25 +77,28 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-SquareSum square_sum_for(Type x_type, Type out_type) {
-  auto fp16 = [](Type t) { return t == Float(16) || t == UInt(16); };
-  return fp16(x_type) && fp16(out_type) ? SquareSum::f32_blocks : SquareSum::f64;
+SquareSum square_sum_for(Type x_type) {
+  return x_type == Float(16) || x_type == UInt(16) ? SquareSum::f32_blocks : SquareSum::f32_blocks_checked;
 }
 
 RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_type, const Target& target,
                         SquareSum sum) {
   RmsNorm op;
   Var h = op.h, row = op.row;
+  // fp32 squares overflow once |x| > 1.8e19 and underflow below 1e-19, while fp64 holds
+  // every fp32 square.
+  auto square_f64 = [&](Expr i) {
+    Expr v = cast<double>(widen_to_f32(x(i, row), target));
+    return v * v;
+  };
   if (sum == SquareSum::f64) {
-    // fp32 squares overflow once |x| > 1.8e19 and underflow below 1e-19, while fp64 holds
-    // every fp32 square.
     op.k = RDom(0, hidden, "k");
-    Expr v = cast<double>(widen_to_f32(x(op.k, row), target));
     op.sumsq(row) = cast<double>(0);
-    op.sumsq(row) += v * v;
+    op.sumsq(row) += square_f64(op.k);
   } else {
     const Type xt = x.output_types()[0];
-    _halide_user_assert(xt == Float(16) || xt == UInt(16)) << "SquareSum::f32_blocks needs fp16 x, not " << xt;
+    _halide_user_assert(sum == SquareSum::f32_blocks_checked || xt == Float(16) || xt == UInt(16))
+        << "SquareSum::f32_blocks needs fp16 x, not " << xt;
     const int n = kSquareSumBlock;
     Expr whole = hidden / n;
     op.k = RDom(0, whole, "k");
@@ -98,13 +113,24 @@ RmsNorm define_rms_norm(Func x, Func weight, Expr hidden, Expr eps, Type out_typ
     op.sumsq(row) = cast<double>(op.tail(row));
     op.sumsq(row) += cast<double>(op.block(op.k, row));
   }
+  Expr sumsq = op.sumsq(row);
+  if (sum == SquareSum::f32_blocks_checked) {
+    // strict_float: fast-math may assume finite values and fold the range test away.
+    Expr in_range = strict_float(sumsq >= cast<double>(hidden) * exact_f64(0x1p-100) &&
+                                 sumsq <= exact_f64(std::numeric_limits<double>::max()));
+    op.ke = RDom(0, hidden, "ke");
+    op.ke.where(!in_range);
+    op.sumsq_f64(row) = cast<double>(0);
+    op.sumsq_f64(row) += square_f64(op.ke);
+    sumsq = select(in_range, sumsq, op.sumsq_f64(row));
+  }
 
   // 1/rms in fp64, then applied in fp32 as two factors a·b, b a power of two chosen so that
   // a stays a normal fp32 even when rms is beyond fp32's range (|x| near 3.4e38, or tiny
   // values with eps = 0). strict_float keeps IEEE sqrt and division: no reciprocal-sqrt
   // estimates, and NaN/Inf behave as the contract says.
   const auto f64 = exact_f64;
-  Expr inv = strict_float(f64(1.0) / sqrt(op.sumsq(row) / cast<double>(hidden) + cast<double>(eps)));
+  Expr inv = strict_float(f64(1.0) / sqrt(sumsq / cast<double>(hidden) + cast<double>(eps)));
   Expr small = inv < f64(0x1p-100);
   Expr large = inv > f64(0x1p100);
   Expr up = select(small, f64(0x1p64), large, f64(0x1p-64), f64(1.0));
@@ -138,7 +164,7 @@ class RmsNormGenerator : public Halide::Generator<RmsNormGenerator> {
     Halide::Expr hidden = x.dim(0).extent();
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     const bool gpu = schedules::gpu::is_gpu(get_target());
-    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(x.type(), y.type());
+    const ops::SquareSum sum = gpu ? ops::SquareSum::f64 : ops::square_sum_for(x.type());
     ops::RmsNorm op = ops::define_rms_norm(x, weight, hidden, eps, y.type(), get_target(), sum);
     y = op.out;
     if (gpu) {

@@ -34,7 +34,7 @@ OpSpec make_spec() {
   OpSpec op;
   op.name = "add_rms_norm";
   op.summary = "residual = x + residual (in place, rounded to its dtype); y = rms_norm(residual) * weight; "
-               "fp64 sum of squares, fp32 arithmetic";
+               "sum of squares accumulated in fp64, fp32 arithmetic";
   const std::vector<DType> floats = {DType::float32, DType::float16};
   op.tensors = {
       {"x", TensorSpec::Role::input, {"rows", "hidden"}, floats, ""},

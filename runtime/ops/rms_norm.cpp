@@ -23,7 +23,7 @@ void rms_norm_run(const Call& call) {
 OpSpec make_spec() {
   OpSpec op;
   op.name = "rms_norm";
-  op.summary = "y = x / sqrt(mean(x^2, last axis) + eps) * weight; fp64 sum of squares, fp32 arithmetic";
+  op.summary = "y = x / sqrt(mean(x^2, last axis) + eps) * weight; sum of squares accumulated in fp64, fp32 arithmetic";
   const std::vector<DType> floats = {DType::float32, DType::float16};
   op.tensors = {
       {"x", TensorSpec::Role::input, {"rows", "hidden"}, floats, ""},

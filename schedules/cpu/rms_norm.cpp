@@ -34,6 +34,14 @@ void schedule_square_sum(ops::RmsNorm& op, LoopLevel at, const Target& target) {
     tail.reorder_storage(u, op.row).compute_at(at).vectorize(u);
     tail.update().vectorize(u);
     op.tail.compute_at(at);
+    if (op.sumsq_f64.defined()) {
+      // The fp64 sum of rows out of the fp32 blocks' range: its loop runs inside the test of
+      // ke's predicate (loop-invariant), so the rows in range skip it.
+      op.sumsq_f64.compute_at(at);
+      Func partial = op.sumsq_f64.update().split(op.ke, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
+      partial.reorder_storage(u, op.row).compute_at(at).vectorize(u);
+      partial.update().vectorize(u);
+    }
   } else {
     Func partial = op.sumsq.update().split(op.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
     partial.reorder_storage(u, op.row).compute_at(at).vectorize(u);
