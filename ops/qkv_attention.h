@@ -181,8 +181,9 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     Var c, r, t;
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
-    wf(c, r) = ops::widen_to_f32(w(c, r), target);
     const bool gpu = target.has_gpu_feature();
+    Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, w.dim(1).extent());
+    wf(c, r) = ops::widen_to_f32(w(c, row), target);
     const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
     ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved, lanes);
     auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
@@ -244,8 +245,9 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     Var c, r, t;
     Func xf("xf"), wf("wf");
     xf(c, t) = ops::widen_to_f32(x(c, t), target);
-    wf(c, r) = ops::widen_to_f32(w(c, r), target);
     const bool gpu = target.has_gpu_feature();
+    Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, w.dim(1).extent());
+    wf(c, r) = ops::widen_to_f32(w(c, row), target);
     const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
     ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), lanes);
     Func out("linear_out");

@@ -14,8 +14,14 @@ int linear_lanes(const Halide::Target& target);
 // one vector of partial sums per row, the rows unrolled, so that a block streams `rows`
 // weight rows at once with independent FMA chains: for T = 1 (decode) each weight is read
 // exactly once, at memory speed. For T > 1 the block's weights (rows · K elements) stay
-// in L1/L2 while every token passes over them.
+// in L1/L2 while every token passes over them. Every block computes all its rows (the
+// last block and fewer rows than a block too): the weights must be read at
+// linear_weight_row, and the wrapper stores only the rows that exist.
 void schedule_linear(ops::Linear& lin, Halide::Func wrapper, Halide::Expr n_rows, const Halide::Target& target);
+
+// The weight row that output row `r` of schedule_linear reads: r, or the last of `n_rows`
+// for the rows past it that a partial block computes and never stores.
+Halide::Expr linear_weight_row(Halide::Expr r, Halide::Expr n_rows);
 
 // The QKV projection (schedule_linear on the whole w_qkv), then the (cos, sin) table and the
 // rotations, small next to the weights; the three outputs vectorized along head_dim.
