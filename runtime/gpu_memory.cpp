@@ -132,7 +132,7 @@ size_t GpuConstantCopies::uploads() const {
 
 const TensorView& gpu_resident(const Call& call, std::string_view name, const TensorView& host) {
   if (call.packed == nullptr) return host;
-  auto it = call.packed->find(name);
+  auto it = find_name(*call.packed, name);
   if (it == call.packed->end() || !it->second.gpu) return host;
   return it->second.gpu->of(host);
 }

@@ -19,4 +19,20 @@ struct NameLess {
   }
 };
 
+// The entry of `map` (keyed by std::string) named `name`, or map.end(): a scan that compares
+// lengths first. These maps hold a few names, and the scan, which compares the characters
+// of about one key, took 2.7 ns where map::find took 13-15 ns (a rope call's "head_dim"
+// among its three dims, Zen 4); a decode-step call makes 10-20 lookups.
+template <class Map>
+typename Map::const_iterator find_name(const Map& map, std::string_view name) {
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const auto& key = it->first;
+    if (key.size() != name.size()) continue;
+    size_t i = 0;
+    while (i < name.size() && key[i] == name[i]) ++i;
+    if (i == name.size()) return it;
+  }
+  return map.end();
+}
+
 }  // namespace npukit

@@ -30,13 +30,13 @@ const TensorView& Call::tensor(std::string_view name) const {
       return *slots.at[i];
     }
   }
-  auto it = tensors.find(name);
+  auto it = find_name(tensors, name);
   if (it == tensors.end()) call_lacks("tensor", name);
   return it->second;
 }
 
 int64_t Call::dim(std::string_view name) const {
-  auto it = dims.find(name);
+  auto it = find_name(dims, name);
   if (it == dims.end()) call_lacks("dimension", name);
   return it->second;
 }

@@ -119,7 +119,7 @@ struct Call {
   template <class T>
   const T* packed_constant(std::string_view name) const {
     if (packed == nullptr) return nullptr;
-    auto it = packed->find(name);
+    auto it = find_name(*packed, name);
     return it == packed->end() ? nullptr : static_cast<const T*>(it->second.value.get());
   }
 };

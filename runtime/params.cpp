@@ -20,7 +20,7 @@ std::string fmt_num(double v) { return fmt::format("{:.9g}", v); }
 }  // namespace
 
 const ParamValue& Params::get(std::string_view name) const {
-  auto it = values_.find(name);
+  auto it = find_name(values_, name);
   if (it == values_.end()) param_fault(name, "was never resolved");
   return it->second;
 }

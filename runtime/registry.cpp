@@ -76,7 +76,7 @@ void register_kernel(const std::string& op, const std::string& family, KernelFn 
 }
 
 const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
-  if (auto it = op.kernels.find(family); it != op.kernels.end()) return &it->second;
+  if (auto it = find_name(op.kernels, family); it != op.kernels.end()) return &it->second;
   Registered& r = registered();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.kernels.find({op.name, family});

@@ -42,7 +42,7 @@ void check(const Call& call) {
 // The mask, or zeros when the call has none: one row of S_max zeros that every token's row
 // repeats, where the kernels read it (a T × S_max upload per GPU call before).
 TensorView mask_of(const Call& call, RunScratch& scratch) {
-  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) return it->second;
+  if (auto it = find_name(call.tensors, "mask"); it != call.tensors.end()) return it->second;
   return scratch.zero_rows(call.dim("T"), call.dim("S_max"));
 }
 

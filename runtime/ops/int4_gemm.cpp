@@ -141,7 +141,7 @@ void int4_gemm_run(const Call& call) {
   const bool int8 = a.dtype == DType::int8;
   // The per-row scales as the caller passed them (host or device), else ones (the float
   // kernels never read them).
-  auto a_scales = call.tensors.find("a_scales");
+  auto a_scales = find_name(call.tensors, "a_scales");
   const TensorView as_view = a_scales != call.tensors.end()
                                  ? a_scales->second
                                  : TensorView{frame.fill(static_cast<size_t>(int8 ? M : 1), 1.0f), DType::float32,

@@ -22,7 +22,7 @@ namespace npukit {
 namespace {
 
 const float* floats(const Call& call, const char* name) {
-  auto it = call.tensors.find(name);
+  auto it = find_name(call.tensors, name);
   return it == call.tensors.end() ? nullptr : static_cast<const float*>(it->second.data);
 }
 
@@ -116,7 +116,7 @@ template <bool Gpu>
 void int8_epilogue(const Call& call, const TensorView& acc, const Int8ChannelFactors& f) {
   const int64_t m = call.dim("M"), n = call.dim("N");
   // The per-row scales as the caller passed them (host or device), else ones.
-  auto a_scales = call.tensors.find("a_scales");
+  auto a_scales = find_name(call.tensors, "a_scales");
   const TensorView ones{const_cast<float*>(f.row_scale), DType::float32, {m}, {}};
   const In rs{a_scales != call.tensors.end() ? a_scales->second : ones};
   const In cs{{f.chan_scale, DType::float32, {n}, {}}}, bs{{f.bias, DType::float32, {n}, {}}};

@@ -82,7 +82,7 @@ void check_weights(const Call& call, const Heads& h) {
   const std::string wdt(dtype_name(call.tensor("w_qkv").dtype));
   for (const char* weight : {"w_qkv", "w_o"}) {
     const std::string scale = std::string(weight) + "_scale";
-    const auto it = call.tensors.find(scale);
+    const auto it = find_name(call.tensors, scale);
     if (!int8 && it != call.tensors.end()) {
       fail(Errc::invalid_argument,
            "qkv_attention: input {} is given but {} is {}: per-channel scales apply to int8 weights only; leave {} out",
@@ -159,7 +159,7 @@ void check(const Call& call) {
          pos, T, pos + T - 1, s_max);
   }
   check_weights(call, h);
-  if (auto it = call.tensors.find("mask"); it != call.tensors.end()) {
+  if (auto it = find_name(call.tensors, "mask"); it != call.tensors.end()) {
     const auto* m = static_cast<const float*>(it->second.data);
     for (int64_t i = 0; i < it->second.numel(); ++i) {
       if (std::isnan(m[i]) || m[i] == std::numeric_limits<float>::infinity()) {
@@ -204,7 +204,7 @@ void attend(const Call& call, const TensorView& q, const TensorView& o) {
   for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
   // Without a mask: for the general kernel one row of zeros every token repeats (on a GPU
   // moved once), decode's unmasked kernel reads none.
-  const auto it = call.tensors.find("mask");
+  const auto it = find_name(call.tensors, "mask");
   const In qb{q}, k{k_cache}, v{v_cache},
       m{it != call.tensors.end() ? it->second : scratch.zero_rows(T, T == 1 ? 1 : s_max)};
   const In p{{positions, DType::int32, {T}, {}}};
