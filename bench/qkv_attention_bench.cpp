@@ -3,7 +3,8 @@
 // activations, weights and cache, at cache lengths S (the new token at S − 1, so every
 // position is live). Weights and caches rotate through cold arenas, as in a decode loop
 // where each layer's weights and cache were last touched a whole forward pass ago. Reports
-// the time, the GB/s of weight + KV bytes read, and the ratio to the in-run copy anchor.
+// the time, the GB/s of weight + KV bytes read, the ratio to the in-run copy anchor, and
+// vs_read_paired: the median ratio to a read of the same bytes timed right after each call.
 // With int8 weights (fp16 x and cache), the weights are packed once per copy as a framework
 // does at load time and the call is qkv_attention_int8; `pack_per_call` times the registry
 // entry instead, which packs both matrices on every call (npukit run, the gate).
@@ -57,8 +58,19 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
                                          {"y", {y.data(), dtype, {T, D}, {}}}};
   Call call = bind_call(find_op("qkv_attention"), "cpu", t, layer_params(S, T));
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
-  const double median = time_cold_calls(state, call, {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}});
+  const std::pair<const char*, ColdArena*> rotating[] = {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}};
+  const auto read = {std::pair{&wq, wqkv_bytes}, std::pair{&wo, wo_bytes}, std::pair{&ks, cache_bytes},
+                     std::pair{&vs, cache_bytes}};
+  const PairedTiming timing = time_calls_paired(
+      state, call,
+      [&](Call& c, size_t slot) {
+        for (const auto& [name, arena] : rotating) c.tensors[name].data = arena->slot(slot);
+      },
+      // The call and the read move the same bytes: the ratio of GB/s is that of the times.
+      [&](size_t slot, double s) { return read_seconds_of(read, slot + 1) / s; });
+  const double median = timing.median_seconds;
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
+  state.counters["vs_read_paired"] = timing.median_vs_anchor;
   // Projection FLOPs (2·T·D·(rows + Hq·Dh)) per second: the figure that matters once T > 1.
   state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;
 }
@@ -104,17 +116,27 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
     const size_t copies = std::max<size_t>(2, (kColdBytes + wqkv_bytes + wo_bytes - 1) / (wqkv_bytes + wo_bytes));
     std::vector<QkvInt8Weights> packed;
     for (size_t i = 0; i < copies; ++i) packed.push_back(pack_qkv_int8_weights(call));
-    size_t slot = 1;
+    // The caches take every other slot, the read anchor the one after each call's (as
+    // time_calls_paired does); the plain int8 weights' arenas stand for the packed copies'
+    // bytes (the same count but for the scales).
+    size_t slot = 1, calls = 0;
     const QkvInt8Weights* w = nullptr;
+    const auto read = {std::pair{&wq, wqkv_bytes}, std::pair{&wo, wo_bytes}, std::pair{&ks, cache_bytes},
+                       std::pair{&vs, cache_bytes}};
+    std::vector<double> ratios;
     median = time_runs(
         state,
         [&] {
           call.tensors["k_cache"].data = ks.slot(slot);
           call.tensors["v_cache"].data = vs.slot(slot);
-          w = &packed[slot % copies];
-          ++slot;
+          w = &packed[calls++ % copies];
         },
-        [&] { qkv_attention_int8(call, *w); }, [](double) {});
+        [&] { qkv_attention_int8(call, *w); },
+        [&](double s) {
+          ratios.push_back(read_seconds_of(read, slot + 1) / s);
+          slot += 2;
+        });
+    state.counters["vs_read_paired"] = median_of(ratios);
   }
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
   state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;

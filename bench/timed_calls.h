@@ -99,6 +99,17 @@ inline PairedTiming time_cold_calls_paired_read(benchmark::State& state, Call& c
       [&](size_t slot, double s) { return read_seconds(a.slot(slot + 1), b.slot(slot + 1), bytes) / s; });
 }
 
+// Seconds of the read anchor over `bytes` of slot `slot` of each arena (a kernel that reads
+// weights and caches of different sizes): each read as two halves, read_seconds' two buffers.
+inline double read_seconds_of(std::initializer_list<std::pair<ColdArena*, size_t>> arenas, size_t slot) {
+  double seconds = 0;
+  for (const auto& [arena, bytes] : arenas) {
+    const char* p = static_cast<const char*>(arena->slot(slot));
+    seconds += read_seconds(p, p + bytes / 2, bytes / 2);
+  }
+  return seconds;
+}
+
 // For a kernel that moves `kernel_bytes` per call: the copy anchor copies `copy_bytes` (the
 // bench's measure_copy size) from `src` to `dst`, and the ratio is kernel GB/s over copy
 // GB/s (2 · copy_bytes).
