@@ -144,7 +144,7 @@ def main():
             t = time_torch(S, dtype, quick)
             n, counters = npukit[(dname, S)]
             print(f"{dname} S={S:<6} torch {fmt(t):>9}   npukit {fmt(n):>9} ({counters['GB/s']:.1f} GB/s, "
-                  f"vs_copy {counters['vs_copy']:.2f})   torch/npukit {t / n:.1f}x", flush=True)
+                  f"vs_read_paired {counters['vs_read_paired']:.2f})   torch/npukit {t / n:.1f}x", flush=True)
     return 0
 
 
