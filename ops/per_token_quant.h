@@ -107,7 +107,15 @@ PerTokenQuant define_per_token_quant(Func stored, Func a, Expr K, int lanes, Rou
     Expr r = 1.0f / den, p0 = num * r;  // r is per row: hoisted out of q's loop
     quotient = fma(fma(-den, p0, num), r, p0);
   }
-  p.q(k, t) = round_clamp_to_int8(strict_float(quotient), -127.0f, 127.0f, rounding);
+  // For fp16 rows the clamp to ±127 is dead on the CPU: |a| <= m, and s = RN(m/127) is
+  // within 2^-24 relative of m/127 (m/127 >= 2^-31 is a normal fp32), so |a/s| <=
+  // 127·(1 + 2^-24) and its rounding RN(a/s) <= 127 + 2^-17 (the next fp32 after 127)
+  // rounds to 127 at most. Without it a hot fp16 [1, 4096] call took 0.47 us instead of
+  // 0.55 (Zen 4). fp32 rows keep it: their m/127 can be subnormal, and s then far from it.
+  // The portable form (GPUs, the NPU simulator) keeps it too.
+  const bool in_range = st == Float(16) && rounding == Rounding::x86_roundps;
+  p.q(k, t) = in_range ? round_to_int8(strict_float(quotient), rounding)
+                       : round_clamp_to_int8(strict_float(quotient), -127.0f, 127.0f, rounding);
   return p;
 }
 

@@ -58,4 +58,15 @@ inline Halide::Expr round_clamp_to_int8(Halide::Expr v, float lo, float hi, Roun
   return cast<int8_t>(strict_float(clamp(round_half_even(v), lo, hi)));
 }
 
+// nearbyint(v) as int8 for finite fp32 `v` known to lie in [-127.5, 127.5): the clamp of
+// round_clamp_to_int8 left out (on x86 one instruction fewer than the biased form's three).
+inline Halide::Expr round_to_int8(Halide::Expr v, Rounding form) {
+  using namespace Halide;
+  if (form == Rounding::x86_roundps) {
+    Expr biased = strict_float(v + kRoundingBias);
+    return cast<int8_t>(reinterpret<int32_t>(biased) - kRoundingBiasBits);
+  }
+  return cast<int8_t>(strict_float(round_half_even(v)));
+}
+
 }  // namespace npukit::ops

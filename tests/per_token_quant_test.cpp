@@ -171,7 +171,8 @@ int64_t first_difference(const int8_t* want, const int8_t* got, int64_t n) {
 // The fp16 kernels divide by one reciprocal per row and correct each quotient with an exact
 // remainder (ops/per_token_quant.h, Division::reciprocal_fma), which is shown correct by
 // enumeration, not by a proof: every finite fp16 value a against every row maximum m ≥ |a|
-// (about 1e9 pairs), on every CPU tier, against the golden's IEEE division.
+// (about 1e9 pairs), on every CPU tier, against the golden's IEEE division; it also covers the
+// x86 kernels' missing clamp to ±127 for fp16 rows (ops/per_token_quant.h).
 TEST(PerTokenQuant, Fp16KernelsMatchIeeeDivisionForEveryValueAndRowMaximum) {
   const int64_t K = 4096, T = 2048;  // a batch: 16 MiB of fp16
   std::vector<std::string> cpu_tiers = tiers();
