@@ -6,7 +6,9 @@ using namespace Halide;
 
 namespace {
 // Rows per block: 8 independent accumulators cover the FMA latency (4 cycles, 2 per
-// cycle) and 8 weight streams keep the prefetchers busy.
+// cycle) and 8 weight streams keep the prefetchers busy (fp16 GEMV K = N = 4096 on Zen 4,
+// one thread, with the accumulators in registers: 16 rows 0.61-0.70 of read bandwidth, 4
+// rows 0.52, 8 rows 0.74-0.77).
 constexpr int kRows = 8;
 }  // namespace
 
