@@ -37,7 +37,6 @@ exits 0: a bench, not a test.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -45,6 +44,7 @@ from pathlib import Path
 os.environ.setdefault("HL_NUM_THREADS", "2")
 import torch  # noqa: E402
 
+import npukit  # noqa: E402
 from npukit import decoder  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,14 +52,6 @@ from decoder_reference import Reference  # noqa: E402
 
 TINYLLAMA = decoder.Config(hidden=2048, heads=32, kv_heads=4, head_dim=64, ffn=5632)
 TINY = decoder.Config(hidden=256, heads=4, kv_heads=2, head_dim=64, ffn=688)
-
-
-def cpu_name():
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-        return next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name"))
-    except (OSError, subprocess.CalledProcessError, StopIteration):
-        return "unknown CPU"
 
 
 def build(cfg, layers, max_seq):
@@ -169,7 +161,8 @@ def main():
     torch.set_num_threads(threads)
     cfg, stack, steps = (TINY, 2, 4) if args.quick else (TINYLLAMA, args.layers, args.steps)
     prof_steps = 4 if args.quick else 16
-    print(f"CPU: {cpu_name()}; threads {threads} (HL_NUM_THREADS, torch.set_num_threads); torch {torch.__version__}, "
+    print(npukit.machine_context())
+    print(f"threads {threads} (HL_NUM_THREADS, torch.set_num_threads); torch {torch.__version__}, "
           f"quantized engine {torch.backends.quantized.engine}")
     print(f"shapes: hidden {cfg.hidden}, heads {cfg.heads}/{cfg.kv_heads} kv, head_dim {cfg.head_dim}, ffn {cfg.ffn}; "
           f"{steps} decode steps from pos 0, medians")

@@ -12,14 +12,8 @@ std::string dispatched_tiers() {
   std::string out;
   for (const OpSpec* op : all_ops()) {
     if (op->cpu_tiers.empty()) continue;
-    std::string tier = "none";
-    for (const std::string& t : op->cpu_tiers) {
-      if (cpu_runs_tier(t)) {
-        tier = t;
-        break;
-      }
-    }
-    out += (out.empty() ? "" : " ") + op->name + ":" + tier;
+    const std::string* tier = dispatched_cpu_tier(*op);
+    out += (out.empty() ? "" : " ") + op->name + ":" + (tier ? *tier : "none");
   }
   return out;
 }

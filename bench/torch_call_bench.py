@@ -9,9 +9,12 @@ import timeit
 
 import torch
 
+import npukit
+
 
 def main():
     torch.ops.load_library(sys.argv[1])
+    print(npukit.machine_context())
     quick = "--quick" in sys.argv
     torch.set_num_threads(1)
     x, w, y = torch.ones(1, 4096), torch.ones(4096), torch.empty(1, 4096)

@@ -8,6 +8,7 @@
 
 #include "npukit/npukit.h"
 #include "runtime/bind.h"
+#include "runtime/cpu_features.h"
 #include "runtime/dlpack_view.h"
 #include "runtime/error.h"
 #include "runtime/op_info.h"
@@ -233,6 +234,26 @@ NPUKIT_EXPORT npukit_status npukit_load_plugin(const char* path) {
     if (path == nullptr) npukit::fail(npukit::Errc::invalid_argument, "npukit_load_plugin: path is NULL");
     npukit::load_operator_plugin(path, "npukit_load_plugin");
   });
+}
+
+NPUKIT_EXPORT const char* npukit_cpu_model(void) {
+  static const std::string model = npukit::cpu_model();
+  return model.c_str();
+}
+
+NPUKIT_EXPORT const char* npukit_cpu_tier(const char* op) {
+  const char* tier = nullptr;
+  npukit::guarded([&] {
+    if (op == nullptr) npukit::fail(npukit::Errc::invalid_argument, "npukit_cpu_tier: op is NULL");
+    const npukit::OpSpec& spec = npukit::find_op(op);
+    const std::string* t = npukit::dispatched_cpu_tier(spec);
+    if (t == nullptr) {
+      npukit::fail(npukit::Errc::unsupported, "npukit_cpu_tier: op {} has no CPU kernel this CPU runs (tiers: {})",
+                   spec.name, spec.cpu_tiers.empty() ? std::string("none") : npukit::join_names(spec.cpu_tiers));
+    }
+    tier = t->c_str();
+  });
+  return tier;
 }
 
 NPUKIT_EXPORT const char* npukit_version(void) { return NPUKIT_VERSION; }

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "npukit/operator_list.h"  // generated: NPUKIT_OPERATORS(X), one X(op) per operator
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
 
@@ -81,6 +82,13 @@ const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.kernels.find({op.name, family});
   return it == r.kernels.end() ? nullptr : &it->second;
+}
+
+const std::string* dispatched_cpu_tier(const OpSpec& op) {
+  for (const std::string& t : op.cpu_tiers) {
+    if (cpu_runs_tier(t)) return &t;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> kernel_families(const OpSpec& op) {

@@ -37,4 +37,8 @@ const KernelFn* find_kernel(const OpSpec& op, const std::string& family);
 // The families `op` has a kernel for, built in first.
 std::vector<std::string> kernel_families(const OpSpec& op);
 
+// The CPU tier a plain "cpu" call of `op` dispatches to here: the first of op.cpu_tiers
+// that this CPU runs; nullptr when it runs none or the op has no CPU kernel.
+const std::string* dispatched_cpu_tier(const OpSpec& op);
+
 }  // namespace npukit

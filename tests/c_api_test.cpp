@@ -132,6 +132,28 @@ TEST(CApi, ErrorsAreStatusesWithMessages) {
   EXPECT_EQ(npukit_run("rms_norm", "cpu", nullptr, 2, nullptr, 0), NPUKIT_INVALID_ARGUMENT);
 }
 
+// ABI 5: the machine a host's numbers come from. The tier is one the op ships, and a run
+// forced to it succeeds; a bad op is NULL with a message.
+TEST(CApi, NamesTheCpuAndTheTierEachOpDispatchesTo) {
+  EXPECT_GT(std::strlen(npukit_cpu_model()), 0u);
+  const char* tier = npukit_cpu_tier("rms_norm");
+  ASSERT_NE(tier, nullptr) << npukit_last_error();
+  EXPECT_TRUE(std::set<std::string>({"avx512", "avx2", "sse41"}).count(tier)) << tier;
+  std::vector<float> x(16, 1.0f), w(8, 1.0f), y(16);
+  std::vector<int64_t> xs{2, 8}, ws{8};
+  DLTensor tx = f32_tensor(x.data(), xs), tw = f32_tensor(w.data(), ws), ty = f32_tensor(y.data(), xs);
+  const npukit_tensor tensors[] = {{"x", &tx}, {"weight", &tw}, {"y", &ty}};
+  EXPECT_EQ(npukit_run("rms_norm", ("cpu:" + std::string(tier)).c_str(), tensors, 3, nullptr, 0), NPUKIT_OK)
+      << npukit_last_error();
+  for (int i = 0; i < static_cast<int>(npukit_op_count()); ++i) {
+    EXPECT_NE(npukit_cpu_tier(npukit_op_name(i)), nullptr) << npukit_op_name(i) << ": " << npukit_last_error();
+  }
+  EXPECT_EQ(npukit_cpu_tier("softmax"), nullptr);
+  EXPECT_NE(std::string(npukit_last_error()).find("unknown op 'softmax'"), std::string::npos);
+  EXPECT_EQ(npukit_cpu_tier(nullptr), nullptr);
+  EXPECT_STREQ(npukit_last_error(), "npukit_cpu_tier: op is NULL");
+}
+
 // The GPU targets through the same C ABI: gpu-opencl runs on whatever OpenCL device is
 // installed (PoCL in CI, with a fresh compiler cache); gpu-cuda without the CUDA driver is
 // NPUKIT_UNSUPPORTED with a message, never an abort.

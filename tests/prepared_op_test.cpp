@@ -57,7 +57,7 @@ struct RmsNorm {
 
 TEST(PreparedOp, AbiVersion) {
   EXPECT_EQ(npukit_abi_version(), NPUKIT_ABI_VERSION);
-  EXPECT_EQ(NPUKIT_ABI_VERSION, 4);
+  EXPECT_EQ(NPUKIT_ABI_VERSION, 5);
 }
 
 TEST(PreparedOp, RunsLikeNpukitRunByNameAndPosition) {

@@ -27,6 +27,8 @@ def rms_ref(x, w, eps):
 def main():
     rng = np.random.default_rng(3)
     check("ops lists the registry", {"rms_norm", "rope", "int8_gemm", "per_token_quant"} <= set(npukit.ops()))
+    check("cpu_model and cpu_tier name the machine", npukit.cpu_model() != ""
+          and all(npukit.cpu_tier(op) in {"avx512", "avx512_vnni", "avx512_amx", "avx2", "sse41"} for op in npukit.ops()))
     d = npukit.describe("rms_norm")
     check("describe", [t.name for t in d.tensors] == ["x", "weight", "y"] and d.tensors[0].dims == ["rows", "hidden"]
           and d.params[0].name == "eps" and d.params[0].default == "1e-5")

@@ -10,8 +10,9 @@
 
 /* The version of this interface: a host compiled against it checks that the library it
  * loaded has the same (npukit_abi_version()). Version 1 added prepared ops, version 2 op
- * descriptions, version 3 npukit_op_create_like, version 4 npukit_load_plugin. */
-#define NPUKIT_ABI_VERSION 4
+ * descriptions, version 3 npukit_op_create_like, version 4 npukit_load_plugin, version 5
+ * npukit_cpu_model and npukit_cpu_tier. */
+#define NPUKIT_ABI_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,6 +134,14 @@ const npukit_op_info* npukit_op_describe(const char* op);
  * against another kit version, or has an op whose name is taken. Call it before other
  * threads use the library: not concurrently with any other npukit call. ABI 4. */
 npukit_status npukit_load_plugin(const char* path);
+
+/* What this machine runs (ABI 5), for benchmarks and logs that must say which machine and
+ * which kernels their numbers come from. The CPU's name, e.g. "AMD EPYC (AuthenticAMD
+ * family 25 model 17)". The CPU tier ("avx512", "avx2", ...) that a "cpu" run of `op`
+ * dispatches to on this CPU, or NULL (npukit_last_error) for an unknown op or one with no
+ * CPU kernel this CPU runs. Both valid for the life of the process. */
+const char* npukit_cpu_model(void);
+const char* npukit_cpu_tier(const char* op);
 
 const char* npukit_version(void);
 int npukit_abi_version(void); /* NPUKIT_ABI_VERSION of the library loaded */

@@ -16,11 +16,31 @@ from ._abi import INOUT, INPUT, OUTPUT  # a TensorDescription's role
 from ._describe import OpDescription, describe
 
 __all__ = ["Op", "run", "describe", "OpDescription", "INPUT", "OUTPUT", "INOUT", "ops", "version",
-           "torch_library", "load_torch", "load_plugin"]
+           "torch_library", "load_torch", "load_plugin", "cpu_model", "cpu_tier",
+           "machine_context"]
 
 
 def version():
     return _abi.lib.npukit_version().decode()
+
+
+def cpu_model():
+    """This machine's CPU, as the benches name it."""
+    return _abi.lib.npukit_cpu_model().decode()
+
+
+def cpu_tier(op):
+    """The CPU tier ("avx512", "avx2", ...) that op's "cpu" runs dispatch to on this CPU."""
+    tier = _abi.lib.npukit_cpu_tier(op.encode())
+    if tier is None:
+        raise _abi.error(_abi.INVALID_ARGUMENT, _abi.last_error())
+    return tier.decode()
+
+
+def machine_context():
+    """The `cpu:` and `dispatched_tiers:` lines the C++ benches print, for Python benches."""
+    tiers = " ".join(f"{op}:{cpu_tier(op)}" for op in ops())
+    return f"cpu: {cpu_model()}\ndispatched_tiers: {tiers}"
 
 
 def ops():

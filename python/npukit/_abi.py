@@ -49,7 +49,7 @@ class OpInfo(ctypes.Structure):
 INPUT, OUTPUT, INOUT = 0, 1, 2
 REAL, INTEGER, CHOICE = 0, 1, 2
 OK, INVALID_ARGUMENT, UNSUPPORTED = 0, 1, 2
-ABI_VERSION = 4  # the header's NPUKIT_ABI_VERSION this module was written against
+ABI_VERSION = 5  # the header's NPUKIT_ABI_VERSION this module was written against
 
 LIBRARY = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _paths.LIBRARY))
 TORCH_LIBRARY = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _paths.TORCH_LIBRARY))
@@ -59,6 +59,8 @@ _P = ctypes.c_void_p
 for name, res, args in [
         ("npukit_abi_version", ctypes.c_int, []),
         ("npukit_version", ctypes.c_char_p, []),
+        ("npukit_cpu_model", ctypes.c_char_p, []),
+        ("npukit_cpu_tier", ctypes.c_char_p, [ctypes.c_char_p]),
         ("npukit_last_error", ctypes.c_char_p, []),
         ("npukit_op_count", ctypes.c_size_t, []),
         ("npukit_op_name", ctypes.c_char_p, [ctypes.c_size_t]),
