@@ -116,27 +116,23 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
     const size_t copies = std::max<size_t>(2, (kColdBytes + wqkv_bytes + wo_bytes - 1) / (wqkv_bytes + wo_bytes));
     std::vector<QkvInt8Weights> packed;
     for (size_t i = 0; i < copies; ++i) packed.push_back(pack_qkv_int8_weights(call));
-    // The caches take every other slot, the read anchor the one after each call's (as
-    // time_calls_paired does); the plain int8 weights' arenas stand for the packed copies'
-    // bytes (the same count but for the scales).
-    size_t slot = 1, calls = 0;
+    // The plain int8 weights' arenas stand for the packed copies' bytes in the read anchor
+    // (the same count but for the scales).
+    size_t calls = 0;
     const QkvInt8Weights* w = nullptr;
     const auto read = {std::pair{&wq, wqkv_bytes}, std::pair{&wo, wo_bytes}, std::pair{&ks, cache_bytes},
                        std::pair{&vs, cache_bytes}};
-    std::vector<double> ratios;
-    median = time_runs(
+    const PairedTiming timing = time_runs_paired(
         state,
-        [&] {
+        [&](size_t slot) {
           call.tensors["k_cache"].data = ks.slot(slot);
           call.tensors["v_cache"].data = vs.slot(slot);
           w = &packed[calls++ % copies];
         },
         [&] { qkv_attention_int8(call, *w); },
-        [&](double s) {
-          ratios.push_back(read_seconds_of(read, slot + 1) / s);
-          slot += 2;
-        });
-    state.counters["vs_read_paired"] = median_of(ratios);
+        [&](size_t slot, double s) { return read_seconds_of(read, slot + 1) / s; });
+    median = timing.median_seconds;
+    state.counters["vs_read_paired"] = timing.median_vs_anchor;
   }
   set_bandwidth_counters(state, double(wqkv_bytes + wo_bytes + 2 * cache_bytes), median, anchor);
   state.counters["proj_GFLOP/s"] = 2.0 * T * D * double(rows + Hq * Dh) / median / 1e9;

@@ -70,20 +70,27 @@ struct PairedTiming {
   double median_vs_anchor;  // kernel GB/s over the anchor's, per call
 };
 
-// The loop both pairings share: `point(call, slot)` points the call at slot `slot` of its
+// The loop every pairing shares: `point(slot)` points the run at slot `slot` of its
 // arenas, and `vs_anchor(slot, seconds)` times the anchor on slot + 1 and returns the
-// call's ratio to it; the calls take every other slot.
-template <class Point, class VsAnchor>
-PairedTiming time_calls_paired(benchmark::State& state, Call& call, Point point, VsAnchor vs_anchor) {
+// run's ratio to it; the runs take every other slot.
+template <class Point, class Run, class VsAnchor>
+PairedTiming time_runs_paired(benchmark::State& state, Point point, Run run, VsAnchor vs_anchor) {
   std::vector<double> ratios;
   size_t slot = 1;
-  const double median = time_calls(
-      state, call, [&](Call& c) { point(c, slot); },
+  const double median = time_runs(
+      state, [&] { point(slot); }, run,
       [&](double s) {
         ratios.push_back(vs_anchor(slot, s));
         slot += 2;
       });
   return {median, median_of(ratios)};
+}
+
+// time_runs_paired of run_call(call); `point(call, slot)` points the call at the slot.
+template <class Point, class VsAnchor>
+PairedTiming time_calls_paired(benchmark::State& state, Call& call, Point point, VsAnchor vs_anchor) {
+  return time_runs_paired(
+      state, [&](size_t slot) { point(call, slot); }, [&] { run_call(call); }, vs_anchor);
 }
 
 // For a kernel that reads two arenas (the KV cache): the read anchor reads `bytes` of both.

@@ -45,21 +45,8 @@ inline Halide::Expr round_half_even(Halide::Expr v, Rounding form) {
 inline constexpr float kRoundingBias = 0x1.8p23f;
 inline constexpr int32_t kRoundingBiasBits = 0x4b400000;
 
-// clamp(nearbyint(v), lo, hi) as int8 for finite fp32 `v`, integral lo ≤ hi in [-128, 127].
-// On x86 by kRoundingBias: the biased encoding's low byte is the int8. Two instructions
-// where roundps on 16 lanes took four (Halide 14 splits it into two 8-lane halves) and the
-// conversion a fifth.
-inline Halide::Expr round_clamp_to_int8(Halide::Expr v, float lo, float hi, Rounding form) {
-  using namespace Halide;
-  if (form == Rounding::x86_roundps) {
-    Expr biased = strict_float(clamp(v, lo, hi) + kRoundingBias);
-    return cast<int8_t>(reinterpret<int32_t>(biased) - kRoundingBiasBits);
-  }
-  return cast<int8_t>(strict_float(clamp(round_half_even(v), lo, hi)));
-}
-
-// nearbyint(v) as int8 for finite fp32 `v` known to lie in [-127.5, 127.5): the clamp of
-// round_clamp_to_int8 left out (on x86 one instruction fewer than the biased form's three).
+// nearbyint(v) as int8 for finite fp32 `v` known to lie in [-127.5, 127.5): on x86 by
+// kRoundingBias: the biased encoding's low byte is the int8.
 inline Halide::Expr round_to_int8(Halide::Expr v, Rounding form) {
   using namespace Halide;
   if (form == Rounding::x86_roundps) {
@@ -67,6 +54,16 @@ inline Halide::Expr round_to_int8(Halide::Expr v, Rounding form) {
     return cast<int8_t>(reinterpret<int32_t>(biased) - kRoundingBiasBits);
   }
   return cast<int8_t>(strict_float(round_half_even(v)));
+}
+
+// clamp(nearbyint(v), lo, hi) as int8 for finite fp32 `v`, integral lo ≤ hi in [-128, 127].
+// On x86 round_to_int8 of the clamped value: two instructions where roundps on 16 lanes
+// took four (Halide 14 splits it into two 8-lane halves) and the
+// conversion a fifth.
+inline Halide::Expr round_clamp_to_int8(Halide::Expr v, float lo, float hi, Rounding form) {
+  using namespace Halide;
+  if (form == Rounding::x86_roundps) return round_to_int8(clamp(v, lo, hi), form);
+  return cast<int8_t>(strict_float(clamp(round_half_even(v), lo, hi)));
 }
 
 }  // namespace npukit::ops

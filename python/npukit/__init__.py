@@ -31,16 +31,22 @@ def cpu_model():
 
 def cpu_tier(op):
     """The CPU tier ("avx512", "avx2", ...) that op's "cpu" runs dispatch to on this CPU."""
-    tier = _abi.lib.npukit_cpu_tier(op.encode())
+    tier = _abi_tier(op)
     if tier is None:
         raise _abi.error(_abi.INVALID_ARGUMENT, _abi.last_error())
-    return tier.decode()
+    return tier
 
 
 def machine_context():
-    """The `cpu:` and `dispatched_tiers:` lines the C++ benches print, for Python benches."""
-    tiers = " ".join(f"{op}:{cpu_tier(op)}" for op in ops())
+    """The `cpu:` and `dispatched_tiers:` lines the C++ benches print, for Python benches
+    (an op without a CPU kernel this CPU runs shows as none)."""
+    tiers = " ".join(f"{op}:{_abi_tier(op) or 'none'}" for op in ops())
     return f"cpu: {cpu_model()}\ndispatched_tiers: {tiers}"
+
+
+def _abi_tier(op):
+    tier = _abi.lib.npukit_cpu_tier(op.encode())
+    return tier.decode() if tier is not None else None
 
 
 def ops():

@@ -16,6 +16,12 @@ void schedule_square_sum(ops::RmsNorm& op, LoopLevel at, const Target& target) {
   const int vec = target.natural_vector_size<float>();
   Var u{"u"};
   RVar ko{"ko"}, ki{"ki"};
+  // An fp64 sum over all of hidden (`r`), computed at `at`: four vectors of partial sums.
+  auto schedule_f64_sum = [&](Func sum, RDom r) {
+    Func partial = sum.update().split(r, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
+    partial.reorder_storage(u, op.row).compute_at(at).vectorize(u);
+    partial.update().vectorize(u);
+  };
   if (op.block.defined()) {
     // fp32 blocks (ops::SquareSum), each computed where the fp64 sum adds it (no scratch
     // sized by hidden, which Halide would allocate on the heap): its 512 squares in four
@@ -38,14 +44,10 @@ void schedule_square_sum(ops::RmsNorm& op, LoopLevel at, const Target& target) {
       // The fp64 sum of rows out of the fp32 blocks' range: its loop runs inside the test of
       // ke's predicate (loop-invariant), so the rows in range skip it.
       op.sumsq_f64.compute_at(at);
-      Func partial = op.sumsq_f64.update().split(op.ke, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
-      partial.reorder_storage(u, op.row).compute_at(at).vectorize(u);
-      partial.update().vectorize(u);
+      schedule_f64_sum(op.sumsq_f64, op.ke);
     }
   } else {
-    Func partial = op.sumsq.update().split(op.k, ko, ki, 4 * vec, TailStrategy::GuardWithIf).rfactor(ki, u);
-    partial.reorder_storage(u, op.row).compute_at(at).vectorize(u);
-    partial.update().vectorize(u);
+    schedule_f64_sum(op.sumsq, op.k);
   }
   op.sumsq.compute_at(at);
 }
