@@ -63,6 +63,12 @@ struct AttentionDecode {
   Halide::Func total_den{"total_den"};  // (ri, ro, g)
   Halide::Func total_num{"total_num"};  // (d, ri, ro, g)
   Halide::Func out{"attention"};      // (d, h), fp32
+  // The output from split 0's partial alone (d, h), equal to `out` bit for bit when the
+  // bound lies in split 0 (`one_split`): its scale is exp(0) = 1 exactly. A consumer that
+  // selects it under one_split lets Halide skip the combine's stages (SkipStages), whose
+  // fixed cost dominates a short cache.
+  Halide::Func single{"single_split"};
+  Halide::Expr one_split;
 };
 
 // q(d, h), k(d, s, g), v(d, s, g) in fp32; position: the token's position (in [0, s_max));
@@ -321,6 +327,9 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   Expr any_bad = a.combined(ch)[1], any_live = a.combined(ch)[2];
   const float nan = std::numeric_limits<float>::quiet_NaN();
   a.out(at({d, h}, {})) = select(any_bad, nan, !any_live, 0.0f, a.total_num(at({d, hi, ho}, {hg})) / a.total_den(ch));
+  auto part0 = [&](Expr dd, int i) { return a.partial(at({dd, hi, ho}, {0, hg}))[i]; };
+  a.single(at({d, h}, {})) = select(part0(0, 3), nan, !part0(0, 4), 0.0f, part0(d, 0) / part0(0, 2));
+  a.one_split = bound_end < split;
   return a;
 }
 
@@ -556,6 +565,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.total_num.compute_root().vectorize(a.d, vec, guard);
   a.total_num.update().vectorize(a.d, vec, guard);
   out.vectorize(a.d, vec, guard);
+  // Its own loop for one split, which reads split 0's partial alone (and so only one of
+  // the output's two selects' arms).
+  out.specialize(a.one_split);
 }
 
 // One token (T = 1): q and o of (Dh, Hq, 1), the mask of (S_max, 1) and the token's position
@@ -607,7 +619,10 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
                                                             v_block, masked);
     Func out("attention_out");
     Var d = att.d, h = att.h, t("t");
-    out(d, h, t) = ops::narrow_from_f32(att.out(d, h), o.type(), target);
+    // On a CPU a cache within one split (every S up to `split`) takes split 0's output
+    // directly, and the combine's stages are skipped.
+    Expr value = gpu ? att.out(d, h) : select(att.one_split, att.single(d, h), att.out(d, h));
+    out(d, h, t) = ops::narrow_from_f32(value, o.type(), target);
     o = out;
     q.dim(2).set_bounds(0, 1);
     mask.dim(1).set_bounds(0, 1);

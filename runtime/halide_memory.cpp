@@ -74,7 +74,10 @@ void* system_block(size_t bytes, int cls) {
 // that took it; it then joins that thread's cache. Its bytes count in idle_bytes through
 // a per-thread counter that only its thread writes.
 constexpr int kCachedClasses = 4 * 8;  // through 256 << 8 = 64 KiB
-constexpr int kCachedPerClass = 4;
+// An attention task holds eight blocks of the smallest class at once (its stats and
+// sums); with 4 kept per class the rest went through the shared pool's mutex on every
+// call (S = 16, Zen 4: 7.1 -> 6.8 us hot).
+constexpr int kCachedPerClass = 16;
 
 struct ThreadCache;
 
