@@ -184,6 +184,9 @@ __attribute__((destructor)) void forget_cache_key() {
 }  // namespace
 
 void* halide_block_malloc(void*, size_t bytes) {
+  // Halide asks for 0 bytes for the buffer of a stage the call skips (an Allocate whose
+  // condition is false) and accepts null for it: no block to take and give back.
+  if (bytes == 0) return nullptr;
   if (bytes > kHalideBlockLargest) return system_block(bytes, kDirect);
   const int cls = class_of(bytes);
   if (cls < kCachedClasses) {

@@ -21,10 +21,14 @@ namespace npukit {
 namespace {
 
 // Counts halide_malloc calls, and fails the one numbered `fail_at` (1-based; 0: none).
+// Zero-byte requests are not counted and get no block: Halide asks for 0 bytes where a
+// stage the call skips would have had its buffer (the one-split decode's combine), and a
+// null result there is no failure.
 std::atomic<int> allocations{0};
 std::atomic<int> fail_at{0};
 
 void* counting_malloc(void*, size_t bytes) {
+  if (bytes == 0) return nullptr;
   const int n = ++allocations;
   if (n == fail_at.load()) return nullptr;
   // Halide's own default aligns to 128 bytes and keeps the base just before the block.
