@@ -65,9 +65,8 @@ struct AttentionDecode {
   Halide::Func out{"attention"};      // (d, h), fp32
   // The output from split 0's partial alone (d, h), `out`'s values when the bound lies in
   // split 0 (`one_split`): its scale is exp(0) = 1 exactly (only the sign of a zero sum,
-  // 0 + −0 in the combine, can differ). A consumer that
-  // selects it under one_split lets Halide skip the combine's stages (SkipStages), whose
-  // fixed cost dominates a short cache.
+  // 0 + −0 in the combine, can differ). A consumer that selects it under one_split lets
+  // Halide skip the combine's stages (SkipStages), whose fixed cost dominates a short cache.
   Halide::Func single{"single_split"};
   Halide::Expr one_split;
 };
