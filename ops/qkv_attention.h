@@ -127,6 +127,7 @@ QkvRope define_qkv_rope_of_rows(Func rows, Expr heads, Expr kv_heads, Expr head_
 // projection), and for int8 weights `npukit_qkv_rope_dequant` (the same from int32
 // accumulators). Storage types come from the `*.type` generator params.
 #include <tuple>
+#include <utility>
 
 #include "Halide.h"
 #include "ops/float_convert.h"
@@ -156,6 +157,20 @@ std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, c
   return {qo, ko, vo};
 }
 
+// Generator `g`'s inputs x (K, T) and w (K, N) widened to fp32, as define_qkv_rope and
+// define_linear read them. On a CPU schedule_linear computes whole blocks of rows: the rows
+// past the last read the last (linear_weight_row) and are never stored.
+template <class Gen>
+std::pair<Halide::Func, Halide::Func> widened_linear_inputs(Gen& g, const Halide::Target& target) {
+  using namespace Halide;
+  Var c, r, t;
+  Func xf("xf"), wf("wf");
+  xf(c, t) = ops::widen_to_f32(g.x(c, t), target);
+  Expr row = target.has_gpu_feature() ? Expr(r) : schedules::cpu::linear_weight_row(r, g.w.dim(1).extent());
+  wf(c, r) = ops::widen_to_f32(g.w(c, row), target);
+  return {xf, wf};
+}
+
 class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
  public:
   Input<Halide::Buffer<void, 2>> x{"x"};  // (D, T)
@@ -178,12 +193,8 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(x, w);
     Expr D = x.dim(0).extent();
-    Var c, r, t;
-    Func xf("xf"), wf("wf");
-    xf(c, t) = ops::widen_to_f32(x(c, t), target);
+    auto [xf, wf] = widened_linear_inputs(*this, target);
     const bool gpu = target.has_gpu_feature();
-    Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, w.dim(1).extent());
-    wf(c, r) = ops::widen_to_f32(w(c, row), target);
     const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
     ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved, lanes);
     auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
@@ -242,12 +253,8 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(x, w);
-    Var c, r, t;
-    Func xf("xf"), wf("wf");
-    xf(c, t) = ops::widen_to_f32(x(c, t), target);
+    auto [xf, wf] = widened_linear_inputs(*this, target);
     const bool gpu = target.has_gpu_feature();
-    Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, w.dim(1).extent());
-    wf(c, r) = ops::widen_to_f32(w(c, row), target);
     const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
     ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), lanes);
     Func out("linear_out");

@@ -58,8 +58,7 @@ inline Halide::Expr round_to_int8(Halide::Expr v, Rounding form) {
 
 // clamp(nearbyint(v), lo, hi) as int8 for finite fp32 `v`, integral lo ≤ hi in [-128, 127].
 // On x86 round_to_int8 of the clamped value: two instructions where roundps on 16 lanes
-// took four (Halide 14 splits it into two 8-lane halves) and the
-// conversion a fifth.
+// took four (Halide 14 splits it into two 8-lane halves) and the conversion a fifth.
 inline Halide::Expr round_clamp_to_int8(Halide::Expr v, float lo, float hi, Rounding form) {
   using namespace Halide;
   if (form == Rounding::x86_roundps) return round_to_int8(clamp(v, lo, hi), form);
