@@ -428,6 +428,21 @@ constexpr int kVRows = 16;
 // Positions below which a decode call runs its tasks on the calling thread (below).
 constexpr int kSerialPositions = 32;
 
+// The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
+// accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
+int decode_v_columns(const Halide::Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  return (vec >= 16 ? 4 : 2) * vec;
+}
+
+// Whether the decode schedule prefetches v rows as well as k rows (see the num schedule),
+// and so where the prefetched lines go: k rows alone (8 KB ahead) into L1; k and v rows
+// together into L2, since 16 KB of lines not yet read in a 32 KB L1 evicted the task's
+// own data. Zen 4, avx512 tier, cold: L1 → L2 made S = 2048 586 → 492 µs on one thread
+// and 404 → 289–335 µs on two (S = 32768: 9.1–10.6 → 7.7–8.2 ms, 5.1–6.0 → 4.3–4.7 ms);
+// its avx2 tier, k rows only, measured 2% slower into L2 on one thread.
+bool decode_prefetches_v(const Halide::Target& target) { return decode_v_columns(target) >= 64; }
+
 // The decode schedule. Stage 1 runs one task per (split, kv head): it reads each k and v
 // row of its split once, from DRAM, for all the group's query heads. Stage 2 (the combine)
 // reads only the partials, Hq · (Dh + 4) values per split.
@@ -441,9 +456,7 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's and SSE's 16.
   const int score_positions = vec >= 16 ? 4 : 2;
   const int softmax_positions = npukit::softmax_positions(target);
-  // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
-  // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
-  const int v_columns = (vec >= 16 ? 4 : 2) * vec;
+  const int v_columns = decode_v_columns(target);
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
@@ -549,7 +562,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // so it is issued head_dim / v_columns times per block, and with AVX2's 16-column tiles
   // those 8 sweeps at Dh = 128 cost more than the prefetch gains. Zen 3 (avx2, one thread)
   // without it: S = 2048 from L3 1000 -> 800 us, S = 8192 from DRAM 4.14 -> 3.78 ms.
-  if (v_columns >= 64) a.num.update().prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  if (decode_prefetches_v(target)) {
+    a.num.update().prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  }
   block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
       .bound_storage(a.d, v_columns)
@@ -598,7 +613,8 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     _halide_user_assert(k.type() == v.type())
         << "npukit_attention_decode: k.type " << k.type() << " and v.type " << v.type()
         << " must match (one prefetch width per kernel)\n";
-    ops::add_prefetch_bitcode(*get_externs_map(), get_target(), k.type().bytes());
+    ops::add_prefetch_bitcode(*get_externs_map(), get_target(), k.type().bytes(),
+                              decode_prefetches_v(get_target()) ? ops::PrefetchLevel::l2 : ops::PrefetchLevel::l1);
     const Target target = get_target();
     Var a, b, c;
     Func qf("qf"), kf("kf"), vf("vf"), mf("mf");
