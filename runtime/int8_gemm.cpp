@@ -13,14 +13,14 @@
 #include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
+#include "schedules/cpu/int8_gemm_tiles.h"
 
 namespace npukit {
 namespace {
 
 // One row streams the weights (decode); two or more share each weight block from
-// registers in tiles of kRowTile rows (prefill; schedules/cpu/int8_gemm.cpp), or from
-// AMX tiles of kAmxRowTile rows (schedules/cpu/int8_gemm_amx.cpp).
-constexpr int64_t kRowTile = 8, kAmxRowTile = 16;
+// registers in tiles of kRowTile rows (prefill), or from AMX tiles of kAmxRowTile rows.
+constexpr int64_t kRowTile = schedules::cpu::kVnniTileRows, kAmxRowTile = schedules::cpu::kAmxTileRows;
 
 // The AMX tier's tile holds 16 rows and costs the same for 1 to 16 of them; the VNNI
 // prefill kernel costs one pass per 8-row tile. Measured on the Xeon here (one thread,

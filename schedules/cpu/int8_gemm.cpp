@@ -74,7 +74,7 @@ void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& 
     // int32 stay in 16 zmm. 0.95–1.0 of oneDNN from M = 16 to 512 on one thread; tiles of
     // 4 rows × 64 channels with channel tiles inside rows reached 0.57–0.67.
     g.acc.split(n, no, ni, 2 * lanes, TailStrategy::GuardWithIf)
-        .split(m, mo, mi, 8, TailStrategy::GuardWithIf)
+        .split(m, mo, mi, kVnniTileRows, TailStrategy::GuardWithIf)
         .reorder(ni, mi, mo, no)
         .vectorize(ni, lanes)
         .parallel(no);
@@ -83,7 +83,7 @@ void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& 
     // The padded weights and rows make whole tiles always readable.
     g.dot.compute_at(g.acc, mo)
         .bound_extent(n, 2 * lanes)
-        .bound_extent(m, 8)
+        .bound_extent(m, kVnniTileRows)
         .store_in(MemoryType::Register)
         .vectorize(n, lanes)
         .unroll(m);

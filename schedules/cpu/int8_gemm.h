@@ -2,6 +2,7 @@
 
 #include "Halide.h"
 #include "ops/int8_gemm.h"
+#include "schedules/cpu/int8_gemm_tiles.h"
 
 namespace npukit::schedules::cpu {
 

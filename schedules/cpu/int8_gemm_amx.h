@@ -2,11 +2,9 @@
 
 #include "Halide.h"
 #include "ops/int8_gemm_amx.h"
+#include "schedules/cpu/int8_gemm_tiles.h"
 
 namespace npukit::schedules::cpu {
-
-// Rows of one AMX accumulator tile (and of the row padding the runtime gives `a`).
-inline constexpr int kAmxTileRows = 16;
 
 // The AMX tier: tiles of 16 rows × 16 channels of int32 in one AMX register, K in steps
 // of 64 bytes (ops/amx_fuse_k.h fuses Halide 14's 4-byte steps), the tile stored to a

@@ -44,6 +44,10 @@ void parse_arguments(const CLI::App& sub) {
   }
 }
 
+// Thrown once the command line is parsed, to stop before any subcommand acts. (At namespace
+// scope: an empty struct inside the extern "C" function draws -Wextern-c-compat.)
+struct Parsed {};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -70,7 +74,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The top-level app's parse-complete callback runs after the whole command line has
   // been parsed and before any subcommand's action; stopping there leaves the actions (and
   // the arguments they own) as main() sets them up.
-  struct Parsed {};
   app.parse_complete_callback([&app] {
     for (const CLI::App* sub : app.get_subcommands()) parse_arguments(*sub);
     throw Parsed{};
