@@ -464,16 +464,34 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // A short cache runs its tasks serially: below ~64 positions waking the pool's threads
   // costs more than they save (hot, Hkv = 8, two threads on a Zen 4 VM: 15.6 against 9.3 µs
   // at S = 16, even at 64; Zen 5 gained 0.4 µs at S = 16 from its second thread).
+  // Such a task's k and v rows (8 KB at S = 16, Dh = 128) lie within the first blocks, which
+  // the prefetches ahead (below, left out of this version) never reach: the task prefetches
+  // them all as it starts instead, so that DRAM serves them at once rather than one stalled
+  // row after another (Zen 4, one thread, cold S = 16: 11.4 -> 8.8 us). (Offset 1, the next
+  // task's rows, comes out as this task's in Halide 14: the fused loop's c and g are lets
+  // that the offset does not reach.)
   // The common head dims with constant trip counts: LLVM then keeps the inner
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
   // L3, 5–7% from DRAM, at Dh = 128.
-  schedules::cpu::parallel_unless(a.partial, task, position < kSerialPositions, [&](Stage s) {
+  auto head_dims = [&](Stage s) {
     s.specialize(head_dim == 128);
     s.specialize(head_dim == 64);
-  });
+  };
+  const Expr short_cache = position < kSerialPositions;
+  Stage serial = a.partial.specialize(short_cache);
+  serial.prefetch(k, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+  serial.prefetch(v, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+  head_dims(serial);
+  a.partial.parallel(task);
+  head_dims(a.partial);
+  // A task's small per-head values (its q rows, the split's stats and sums, Σ weight · v)
+  // sized by the group's heads on the stack (Halide's alloca up to 16 KB a buffer, beyond
+  // that one heap block per task): from the heap they were 12 allocations a task, 9% of a
+  // call at S = 16 (Zen 4, hot: 7.5 -> 6.9 us).
+  const MemoryType small = MemoryType::Stack;
   // Vectorized: widened one fp16 value at a time, q was 40% of a task at S = 16 (Zen 4).
-  a.qg.compute_at(a.partial, task).vectorize(a.d, vec, guard);
+  a.qg.compute_at(a.partial, task).store_in(small).vectorize(a.d, vec, guard);
   // Scalar: split values per task, little next to the per-head work (vectorized, with
   // its clamp on a vector of positions, the gate failed; not investigated further).
   if (masked) a.mask_c.compute_at(a.partial, task);
@@ -502,19 +520,22 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // most lines it read (cold, one thread: 22 GB/s without, 26 with; 4 KB or 16 KB ahead
   // measured slower than 8 KB). Past the cache's end a prefetch does nothing (NonFaulting
   // leaves out the clamps).
+  // (A short cache has no block that far ahead: there the prefetch would fetch the
+  // clamped last row again and again, so its version leaves it out.)
   const int k_blocks_ahead = 8, v_blocks_ahead = 2;
-  a.dot.update().prefetch(k, so, so, k_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  a.dot.update().specialize(!short_cache).prefetch(k, so, so, k_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
   lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
   lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
 
   // The split's max and flags: softmax_positions interleaved accumulators (an rfactor
   // over positions), each a vector of the heads, so that one vector covers
   // softmax_positions positions × the heads.
-  a.stats.compute_at(a.partial, task).vectorize(a.ri);
+  a.stats.compute_at(a.partial, task).store_in(small).vectorize(a.ri);
   Var j("j");
   Func stats_lanes = a.stats.update().rfactor(a.rs_all.x, j);
   a.stats.update().reorder(a.ri, a.rs_all.x, a.ro).vectorize(a.ri);
   stats_lanes.compute_at(a.partial, task)
+      .store_in(small)
       .reorder_storage(a.ri, j, a.ro, a.c, a.g)
       .vectorize(a.ri)
       .vectorize(j);
@@ -531,10 +552,14 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   }
   // Σ weight likewise: softmax_positions independent vector sums (no chain of dependent
   // adds per position), added up once per split.
-  a.den.compute_at(a.partial, task).vectorize(a.ri);
+  a.den.compute_at(a.partial, task).store_in(small).vectorize(a.ri);
   Func den_lanes = a.den.update().rfactor(a.rb.x, j);
   a.den.update().reorder(a.ri, a.rb.x, a.ro).vectorize(a.ri);
-  den_lanes.compute_at(a.partial, task).reorder_storage(a.ri, j, a.ro, a.c, a.g).vectorize(a.ri).vectorize(j);
+  den_lanes.compute_at(a.partial, task)
+      .store_in(small)
+      .reorder_storage(a.ri, j, a.ro, a.c, a.g)
+      .vectorize(a.ri)
+      .vectorize(j);
   den_lanes.update().reorder(a.ri, j, a.rb.y, a.ro).vectorize(a.ri).vectorize(j);
 
   // Σ weight · v, per block of kVRows positions and tile of v_columns × kHeadBlock heads:
@@ -547,7 +572,7 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // predicate; with it, its guards cost 20%.)
   Var dd("dd"), dv("dv"), blk("blk");
   RVar rso = a.rv.y, rsi = a.rv.x;
-  a.num.compute_at(a.partial, task).align_bounds(a.d, v_columns).vectorize(a.d, vec, guard);
+  a.num.compute_at(a.partial, task).store_in(small).align_bounds(a.d, v_columns).vectorize(a.d, vec, guard);
   Func block = a.num.update().rfactor(rso, blk);
   a.num.update()
       .split(a.d, dd, dv, v_columns, guard)
@@ -558,12 +583,13 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // tile (twice per block at Dh = 128, the second time for lines already requested); at
   // the block loop it sat before that test, which kept the block loop running, empty but
   // prefetching, over the whole split past the position (at S = 16, 80% of the call).
-  // Only where a tile is wide (AVX-512's 64 columns): the prefetch covers the whole block,
-  // so it is issued head_dim / v_columns times per block, and with AVX2's 16-column tiles
-  // those 8 sweeps at Dh = 128 cost more than the prefetch gains. Zen 3 (avx2, one thread)
+  // Left out for a short cache, as k's. Only where a tile is wide (AVX-512's 64 columns):
+  // the prefetch covers the whole block, so it is issued head_dim / v_columns times per
+  // block, and with AVX2's 16-column tiles those 8 sweeps at Dh = 128 cost more than the
+  // prefetch gains. Zen 3 (avx2, one thread)
   // without it: S = 2048 from L3 1000 -> 800 us, S = 8192 from DRAM 4.14 -> 3.78 ms.
   if (decode_prefetches_v(target)) {
-    a.num.update().prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+    a.num.update().specialize(!short_cache).prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
   }
   block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
