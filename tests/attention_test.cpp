@@ -8,6 +8,7 @@
 #include "golden/attention.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "tests/counting_malloc.h"
 #include "tests/gate_matrix.h"
 
 namespace npukit {
@@ -114,8 +115,11 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
   struct Shape {
     int64_t Hq, Hkv, Dh, S, pos;
   };
+  // The last two: one kv head for 64 query heads at Dh = 256, whose per-head buffers (64 KB
+  // of q rows) outgrow Halide's stack allocations and come from the heap, on a short cache
+  // (serial tasks) and a longer one.
   for (const Shape& sh : {Shape{12, 2, 96, 2051, 2049}, Shape{6, 1, 40, 4099, 4098}, Shape{8, 2, 128, 37, 33},
-                          Shape{8, 8, 64, 18, 16}}) {
+                          Shape{8, 8, 64, 18, 16}, Shape{64, 1, 256, 20, 19}, Shape{64, 1, 256, 100, 70}}) {
     uint32_t state = 777;
     auto uniform = [&] {
       state = state * 1664525u + 1013904223u;
@@ -146,6 +150,29 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
             << target << " Dh = " << Dh << " S = " << S << " pos = " << sh.pos << " o[" << i << "]";
       }
     }
+  }
+}
+
+// A short cache's call (serial tasks) keeps each task's per-head buffers (q rows, stats,
+// sums, Σ weight · v) on the stack: the heap serves only the scores and weights, sized by
+// the positions (two per task), and the five partials. With all twelve from the heap they
+// were 9% of the call (docs/performance.md).
+TEST(AttentionDecode, ShortCacheTakesTwoHeapBlocksPerTask) {
+  const int64_t Hq = 32, Hkv = 8, Dh = 128, S = 16;
+  std::vector<float> q(Hq * Dh, 0.5f), k(Hkv * S * Dh, 0.25f), v(Hkv * S * Dh, 1.0f), o(Hq * Dh);
+  std::vector<int32_t> p{static_cast<int32_t>(S - 1)};
+  TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                 {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                 {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                 {"positions", {p.data(), DType::int32, {1}, {}}},
+                 {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+  testing_malloc::HookedMalloc hook;
+  for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+    const Call call = bind_call(find_op("attention"), target, t, {});
+    testing_malloc::allocations = 0;
+    run_call(call);
+    EXPECT_EQ(testing_malloc::allocations.load(), 2 * Hkv + 5) << target;
+    for (float x : o) ASSERT_EQ(x, 1.0f) << target << ": every v row is 1";
   }
 }
 

@@ -4,61 +4,22 @@
 // writing; and the same call retried must give the bytes of a call that never failed.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "HalideRuntime.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
-#include "runtime/halide_call.h"
 #include "runtime/registry.h"
+#include "tests/counting_malloc.h"
 #include "tests/qkv_layer.h"
 
 namespace npukit {
 namespace {
 
-// Counts halide_malloc calls, and fails the one numbered `fail_at` (1-based; 0: none).
-// Zero-byte requests are not counted and get no block: Halide asks for 0 bytes where a
-// stage the call skips would have had its buffer (the one-split decode's combine), and a
-// null result there is no failure.
-std::atomic<int> allocations{0};
-std::atomic<int> fail_at{0};
-
-void* counting_malloc(void*, size_t bytes) {
-  if (bytes == 0) return nullptr;
-  const int n = ++allocations;
-  if (n == fail_at.load()) return nullptr;
-  // Halide's own default aligns to 128 bytes and keeps the base just before the block.
-  void* base = std::malloc(bytes + 128 + sizeof(void*));
-  if (base == nullptr) return nullptr;
-  auto aligned = (reinterpret_cast<uintptr_t>(base) + sizeof(void*) + 127) & ~uintptr_t(127);
-  reinterpret_cast<void**>(aligned)[-1] = base;
-  return reinterpret_cast<void*>(aligned);
-}
-
-void counting_free(void*, void* p) {
-  if (p != nullptr) std::free(reinterpret_cast<void**>(p)[-1]);
-}
-
-class HookedMalloc {
- public:
-  // npukit's own allocator is installed first, so that the first kernel call does not
-  // replace this hook, and the destructor puts it back.
-  HookedMalloc()
-      : malloc_((install_halide_handlers(), halide_set_custom_malloc(counting_malloc))),
-        free_(halide_set_custom_free(counting_free)) {}
-  ~HookedMalloc() {
-    halide_set_custom_malloc(malloc_);
-    halide_set_custom_free(free_);
-  }
-
- private:
-  halide_malloc_t malloc_;
-  halide_free_t free_;
-};
+using testing_malloc::allocations;
+using testing_malloc::fail_at;
+using testing_malloc::HookedMalloc;
 
 // Whether cache `now` equals `before` outside rows [pos, pos + T) of every head of `l`.
 bool untouched_outside_new_rows(const Layer& l, int64_t pos, const std::vector<float>& now,
