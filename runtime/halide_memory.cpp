@@ -68,15 +68,17 @@ void* system_block(size_t bytes, int cls) {
 }
 
 // Each thread keeps a few idle blocks of the smaller classes for itself: a decode step's
-// kernels take and return the same small blocks on every call (attention's tasks twelve
-// each), and the per-class mutex and the shared counter cost 12% of a short-cache
-// attention call (S = 16, Zen 4). A block may be freed on another thread than the one
+// kernels take and return the same small blocks on every call (attention's tasks took
+// twelve each before their per-head buffers moved to the stack; two now), and the
+// per-class mutex and the shared counter cost 12% of a short-cache attention call then
+// (S = 16, Zen 4). A block may be freed on another thread than the one
 // that took it; it then joins that thread's cache. Its bytes count in idle_bytes through
 // a per-thread counter that only its thread writes.
 constexpr int kCachedClasses = 4 * 8;  // through 256 << 8 = 64 KiB
-// An attention task holds eight blocks of the smallest class at once (its stats and
-// sums); with 4 kept per class the rest went through the shared pool's mutex on every
-// call (S = 16, Zen 4: 7.1 -> 6.8 us hot).
+// A call may hold many blocks of one class at once (an attention task held eight of the
+// smallest, its stats and sums, before they moved to the stack); with 4 kept per class
+// the rest went through the shared pool's mutex on every call (S = 16, Zen 4: 7.1 -> 6.8
+// us hot then).
 constexpr int kCachedPerClass = 16;
 
 struct ThreadCache;
