@@ -485,10 +485,10 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   head_dims(serial);
   a.partial.parallel(task);
   head_dims(a.partial);
-  // A task's small per-head values (its q rows, the split's stats and sums, Σ weight · v)
-  // sized by the group's heads on the stack (Halide's alloca up to 16 KB a buffer, beyond
-  // that one heap block per task): from the heap they were 12 allocations a task, 9% of a
-  // call at S = 16 (Zen 4, hot: 7.5 -> 6.9 us).
+  // A task's small buffers, sized by the group's heads (its q rows, the split's stats and
+  // sums, Σ weight · v), go on the stack (Halide's alloca up to 16 KB a buffer; beyond that,
+  // one heap block per task): from the heap they were 12 allocations a task, 9% of a call
+  // at S = 16 (Zen 4, hot: 7.5 -> 6.9 us).
   const MemoryType small = MemoryType::Stack;
   // Vectorized: widened one fp16 value at a time, q was 40% of a task at S = 16 (Zen 4).
   a.qg.compute_at(a.partial, task).store_in(small).vectorize(a.d, vec, guard);
@@ -523,7 +523,8 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // (A short cache has no block that far ahead: there the prefetch would fetch the
   // clamped last row again and again, so its version leaves it out.)
   const int k_blocks_ahead = 8, v_blocks_ahead = 2;
-  a.dot.update().specialize(!short_cache).prefetch(k, so, so, k_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+  a.dot.update().specialize(!short_cache).prefetch(k, so, so, k_blocks_ahead,
+                                                   PrefetchBoundStrategy::NonFaulting);
   lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
   lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
 
@@ -586,10 +587,11 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // Left out for a short cache, as k's. Only where a tile is wide (AVX-512's 64 columns):
   // the prefetch covers the whole block, so it is issued head_dim / v_columns times per
   // block, and with AVX2's 16-column tiles those 8 sweeps at Dh = 128 cost more than the
-  // prefetch gains. Zen 3 (avx2, one thread)
-  // without it: S = 2048 from L3 1000 -> 800 us, S = 8192 from DRAM 4.14 -> 3.78 ms.
+  // prefetch gains. Zen 3 (avx2, one thread) without it: S = 2048 from L3 1000 -> 800 us,
+  // S = 8192 from DRAM 4.14 -> 3.78 ms.
   if (decode_prefetches_v(target)) {
-    a.num.update().specialize(!short_cache).prefetch(v, dd, rso, v_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
+    a.num.update().specialize(!short_cache).prefetch(v, dd, rso, v_blocks_ahead,
+                                                     PrefetchBoundStrategy::NonFaulting);
   }
   block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
