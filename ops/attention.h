@@ -474,17 +474,17 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
   // L3, 5–7% from DRAM, at Dh = 128.
-  auto head_dims = [&](Stage s) {
-    s.specialize(head_dim == 128);
-    s.specialize(head_dim == 64);
-  };
   const Expr short_cache = position < kSerialPositions;
-  Stage serial = a.partial.specialize(short_cache);
-  serial.prefetch(k, task, task, 0, PrefetchBoundStrategy::NonFaulting);
-  serial.prefetch(v, task, task, 0, PrefetchBoundStrategy::NonFaulting);
-  head_dims(serial);
-  a.partial.parallel(task);
-  head_dims(a.partial);
+  schedules::cpu::parallel_unless(
+      a.partial, task, short_cache,
+      [&](Stage s) {
+        s.specialize(head_dim == 128);
+        s.specialize(head_dim == 64);
+      },
+      [&](Stage serial) {
+        serial.prefetch(k, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+        serial.prefetch(v, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+      });
   // A task's small buffers, sized by the group's heads (its q rows, the split's stats and
   // sums, Σ weight · v), go on the stack (Halide's alloca up to 16 KB a buffer; beyond that,
   // one heap block per task): from the heap they were 12 allocations a task, 9% of a call

@@ -4,8 +4,11 @@ namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-void parallel_unless(Func f, VarOrRVar outer, Expr serial, const std::function<void(Stage)>& rest) {
-  rest(f.specialize(serial));
+void parallel_unless(Func f, VarOrRVar outer, Expr serial, const std::function<void(Stage)>& rest,
+                     const std::function<void(Stage)>& serial_only) {
+  Stage one_thread = f.specialize(serial);
+  if (serial_only) serial_only(one_thread);
+  rest(one_thread);
   f.parallel(outer);
   rest(f);
 }
