@@ -467,9 +467,11 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // Such a task's k and v rows (8 KB at S = 16, Dh = 128) lie within the first blocks, which
   // the prefetches ahead (below, left out of this version) never reach: the task prefetches
   // them all as it starts instead, so that DRAM serves them at once rather than one stalled
-  // row after another (Zen 4, one thread, cold S = 16: 11.4 -> 8.8 us). (Offset 1, the next
-  // task's rows, comes out as this task's in Halide 14: the fused loop's c and g are lets
-  // that the offset does not reach.)
+  // row after another (Zen 4, one thread, cold S = 16: 11.4 -> 8.8 us). Fetching further
+  // ahead measured slower (cold S = 16, 7.6 us here): the next task's rows, one task ahead,
+  // 9.1-9.4 us; a pair's or four tasks' rows at once, 9.2 and 10.1 us. (At the fused task
+  // loop an offset of 1 gives this task's box, as its c and g are lets the offset does not
+  // reach; a split of that loop, prefetched at the outer loop, gives the next one.)
   // The common head dims with constant trip counts: LLVM then keeps the inner
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
