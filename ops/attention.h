@@ -42,6 +42,8 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 // its last head and are never read by the output.
 struct AttentionDecode {
   static constexpr int kHeadBlock = 4;
+  // A partial's row: head_dim columns of Σ weight · v, then these scalars at head_dim + i.
+  static constexpr int kMax = 0, kDen = 1, kBad = 2, kLive = 3, kPartialScalars = 4;
   Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::Var t{"t"};                 // the query token (define_attention_split_tokens only)
   Halide::RDom rd;                    // over head_dim
@@ -57,7 +59,7 @@ struct AttentionDecode {
   Halide::Func v_live{"v_live"};      // (d, s, g): v, 0 if not live
   Halide::Func den{"split_den"};      // (ri, ro, c, g): Σ weight
   Halide::Func num{"split_num"};      // (d, ri, ro, c, g): Σ weight · v
-  Halide::Func partial{"partial"};    // (d, ri, ro, c, g): Tuple(num, max, den, flags): what a task leaves
+  Halide::Func partial{"partial"};    // (d, ri, ro, c, g): num for d < head_dim, then the scalars below
   Halide::Func combined{"combined"};  // (ri, ro, g): Tuple(global max, any NaN/+Inf, any live)
   Halide::Func scale{"split_scale"};  // (ri, ro, c, g): exp(m_c − global max)
   Halide::Func total_den{"total_den"};  // (ri, ro, g)
@@ -303,7 +305,20 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   const std::vector<Expr> nm = at({d, ri, ro}, {c, g});
   a.num(nm) = 0.0f;
   a.num(nm) += a.weight(at({p_n, ri, ro}, {c, g})) * a.v_live(at({d, p_n}, {g}));
-  a.partial(nm) = Tuple(a.num(nm), m_c, a.den(st), a.stats(st)[1], a.stats(st)[2]);
+  // What a task leaves, one row of head_dim + kPartialScalars values per head: Σ weight · v,
+  // then the split's max, Σ weight and the two flags (1 or 0), each stored once. (As a
+  // Tuple they repeated across the columns; their stores cost two threads about 20% of a
+  // hot call at S = 64 on Zen 4.) likely() lets a schedule's loop over whole vectors of d
+  // drop the selects (Halide partitions it there); num's column is clamped so that the
+  // scalars' columns do not widen num's box, and where num is computed per column (a GPU
+  // thread's), Halide skips it for those columns (the select's condition guards it).
+  auto flag = [](Expr b) { return select(b, 1.0f, 0.0f); };
+  Expr dc = min(d, head_dim - 1);
+  a.partial(nm) = select(likely(d < head_dim), a.num(at({dc, ri, ro}, {c, g})),  //
+                         d == head_dim + AttentionDecode::kMax, m_c,                //
+                         d == head_dim + AttentionDecode::kDen, a.den(st),          //
+                         d == head_dim + AttentionDecode::kBad, flag(a.stats(st)[1]),  //
+                         flag(a.stats(st)[2]));
 
   // Combine, over the splits up to the bound: the global max, the flags ORed, each split
   // rescaled by exp(m_c − max). A split with m_c = −inf gets scale 0 (exp(−inf)); when the
@@ -311,24 +326,29 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   // unsplit formula gives for all-−inf live scores. (A prefill token's splits past its own
   // position have no live position: max −inf, flags false, Σ 0, so they add nothing.)
   a.rc = RDom(0, bound_end / split + 1, "rc");
-  auto part = [&](Expr dd, Expr cc, int i) { return a.partial(at({dd, ri, ro}, {cc, g}))[i]; };
+  // A split's scalar i (AttentionDecode::kMax ...), and its flags as bools.
+  auto part = [&](Expr cc, int i) { return a.partial(at({head_dim + i, ri, ro}, {cc, g})); };
+  auto part_flag = [&](Expr cc, int i) { return strict_float(part(cc, i) != 0.0f); };
   const std::vector<Expr> cb = at({ri, ro}, {g});
   a.combined(cb) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.combined(cb) = Tuple(strict_float(max(a.combined(cb)[0], part(0, a.rc, 1))), a.combined(cb)[1] || part(0, a.rc, 3),
-                         a.combined(cb)[2] || part(0, a.rc, 4));
-  a.scale(at({ri, ro}, {c, g})) = exp_nonpositive(part(0, c, 1) - a.combined(cb)[0]);
+  a.combined(cb) = Tuple(strict_float(max(a.combined(cb)[0], part(a.rc, AttentionDecode::kMax))),
+                         a.combined(cb)[1] || part_flag(a.rc, AttentionDecode::kBad),
+                         a.combined(cb)[2] || part_flag(a.rc, AttentionDecode::kLive));
+  a.scale(at({ri, ro}, {c, g})) = exp_nonpositive(part(c, AttentionDecode::kMax) - a.combined(cb)[0]);
   a.total_den(cb) = 0.0f;
-  a.total_den(cb) += a.scale(at({ri, ro}, {a.rc, g})) * part(0, a.rc, 2);
+  a.total_den(cb) += a.scale(at({ri, ro}, {a.rc, g})) * part(a.rc, AttentionDecode::kDen);
   a.total_num(at({d, ri, ro}, {g})) = 0.0f;
-  a.total_num(at({d, ri, ro}, {g})) += a.scale(at({ri, ro}, {a.rc, g})) * part(d, a.rc, 0);
+  a.total_num(at({d, ri, ro}, {g})) += a.scale(at({ri, ro}, {a.rc, g})) * a.partial(at({d, ri, ro}, {a.rc, g}));
 
   Expr hr = h % group, hi = hr % hb, ho = hr / hb, hg = h / group;
   const std::vector<Expr> ch = at({hi, ho}, {hg});
   Expr any_bad = a.combined(ch)[1], any_live = a.combined(ch)[2];
   const float nan = std::numeric_limits<float>::quiet_NaN();
   a.out(at({d, h}, {})) = select(any_bad, nan, !any_live, 0.0f, a.total_num(at({d, hi, ho}, {hg})) / a.total_den(ch));
-  auto part0 = [&](Expr dd, int i) { return a.partial(at({dd, hi, ho}, {0, hg}))[i]; };
-  a.single(at({d, h}, {})) = select(part0(0, 3), nan, !part0(0, 4), 0.0f, part0(d, 0) / part0(0, 2));
+  auto part0 = [&](Expr dd) { return a.partial(at({dd, hi, ho}, {0, hg})); };
+  auto part0_flag = [&](int i) { return strict_float(part0(head_dim + i) != 0.0f); };
+  a.single(at({d, h}, {})) = select(part0_flag(AttentionDecode::kBad), nan, !part0_flag(AttentionDecode::kLive), 0.0f,
+                                    part0(d) / part0(head_dim + AttentionDecode::kDen));
   a.one_split = bound_end < split;
   return a;
 }

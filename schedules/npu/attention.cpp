@@ -182,6 +182,9 @@ NpuPipeline attention_npu_pipeline(const sim::ArchSpec& arch, Type type, bool ma
   } else {
     a.partial.reorder(a.d, a.ri, a.ro, a.c, a.g).fuse(a.c, a.g, task).parallel(task);
   }
+  // In vectors: the loop over whole vectors of d then copies num (the algorithm's likely()),
+  // and only the last vector selects the split's scalars.
+  a.partial.vectorize(a.d, lanes, guard);
   const LoopLevel at(a.partial, task);
   p.plan.stage(q_tile, qa, at, db, true);
   if (masked) p.plan.stage(mask_tile, vb, at, db, true);
