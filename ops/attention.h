@@ -381,7 +381,6 @@ AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func posit
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/prefetch.h"
-#include "schedules/cpu/parallel_tasks.h"
 #include "schedules/gpu/attention.h"
 
 namespace npukit {
@@ -445,8 +444,9 @@ int softmax_positions(const Halide::Target& target) {
 // cache in L3, the same from DRAM; 32 no better.)
 constexpr int kVRows = 16;
 
-// Positions below which a decode call runs its tasks on the calling thread (below).
-constexpr int kSerialPositions = 32;
+// Positions below which a decode call's tasks prefetch their whole k and v rows as they
+// start: the prefetches ahead (8 blocks of 4 positions) would find no block there.
+constexpr int kShortCachePositions = 32;
 
 // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
 // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
@@ -481,32 +481,34 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
 
   Var task("task");
   a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).vectorize(a.d, vec, guard);
-  // A short cache runs its tasks serially: below ~64 positions waking the pool's threads
-  // costs more than they save (hot, Hkv = 8, two threads on a Zen 4 VM: 15.6 against 9.3 µs
-  // at S = 16, even at 64; Zen 5 gained 0.4 µs at S = 16 from its second thread).
-  // Such a task's k and v rows (8 KB at S = 16, Dh = 128) lie within the first blocks, which
-  // the prefetches ahead (below, left out of this version) never reach: the task prefetches
-  // them all as it starts instead, so that DRAM serves them at once rather than one stalled
-  // row after another (Zen 4, one thread, cold S = 16: 11.4 -> 8.8 us). Fetching further
-  // ahead measured slower (cold S = 16, 7.6 us here): the next task's rows, one task ahead,
-  // 9.1-9.4 us; a pair's or four tasks' rows at once, 9.2 and 10.1 us. (At the fused task
-  // loop an offset of 1 gives this task's box, as its c and g are lets the offset does not
-  // reach; a split of that loop, prefetched at the outer loop, gives the next one.)
+  // A short cache's tasks, whose k and v rows (8 KB at S = 16, Dh = 128) lie within the
+  // first blocks, which the prefetches ahead (below, left out of this version) never
+  // reach: each task prefetches them all as it starts instead, so that DRAM serves them at
+  // once rather than one stalled row after another (Zen 4, one thread, cold S = 16:
+  // 11.4 -> 8.8 us). Fetching further ahead measured slower (cold S = 16, 7.6 us here): the
+  // next task's rows, one task ahead, 9.1-9.4 us; a pair's or four tasks' rows at once,
+  // 9.2 and 10.1 us. (At the fused task loop an offset of 1 gives this task's box, as its
+  // c and g are lets the offset does not reach; a split of that loop, prefetched at the
+  // outer loop, gives the next one.)
+  // Its tasks run in parallel too: once the partials' scalars were stored once per head,
+  // a second thread paid for its wake-up even at S = 16 (Zen 4, two threads: hot 6.7 ->
+  // 5.0 us, cold 8.2 -> 6.6 us), and on one thread the parallel loop's closure measured
+  // faster than the serial one (hot 6.7 -> 6.0, cold 8.1 -> 7.8 us). Run serially, as
+  // before, two threads had lost: 15.6 against 9.3 us hot.
   // The common head dims with constant trip counts: LLVM then keeps the inner
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
   // L3, 5–7% from DRAM, at Dh = 128.
-  const Expr short_cache = position < kSerialPositions;
-  schedules::cpu::parallel_unless(
-      a.partial, task, short_cache,
-      [&](Stage s) {
-        s.specialize(head_dim == 128);
-        s.specialize(head_dim == 64);
-      },
-      [&](Stage serial) {
-        serial.prefetch(k, task, task, 0, PrefetchBoundStrategy::NonFaulting);
-        serial.prefetch(v, task, task, 0, PrefetchBoundStrategy::NonFaulting);
-      });
+  const Expr short_cache = position < kShortCachePositions;
+  Stage short_version = a.partial.specialize(short_cache);
+  short_version.prefetch(k, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+  short_version.prefetch(v, task, task, 0, PrefetchBoundStrategy::NonFaulting);
+  // (A specialization copies the schedule when it is made: each version is scheduled.)
+  for (Stage version : {short_version, Stage(a.partial)}) {
+    version.parallel(task);
+    version.specialize(head_dim == 128);
+    version.specialize(head_dim == 64);
+  }
   // A task's small buffers, sized by the group's heads (its q rows, the split's stats and
   // sums, Σ weight · v), go on the stack (Halide's alloca up to 16 KB a buffer; beyond that,
   // one heap block per task): from the heap they were 12 allocations a task, 9% of a call

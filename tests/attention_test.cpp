@@ -153,7 +153,7 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
   }
 }
 
-// A short cache's call (serial tasks) keeps each task's per-head buffers (q rows, stats,
+// A short cache's call keeps each task's per-head buffers (q rows, stats,
 // sums, Σ weight · v) on the stack: the heap serves only the scores and weights, sized by
 // the positions (two per task), and the partials (one buffer). With all twelve per task
 // from the heap they were 9% of the call (docs/performance.md).

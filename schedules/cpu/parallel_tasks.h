@@ -17,11 +17,4 @@ namespace npukit::schedules::cpu {
 void parallel_unless_one_task(Halide::Func f, Halide::VarOrRVar outer, Halide::Expr tasks,
                               const std::function<void(Halide::Stage)>& rest);
 
-// The same with any condition: `outer` serially where `serial` holds, for calls whose
-// tasks are too small to pay for waking the pool. `serial_only`, if given, schedules the
-// serial version alone, before `rest` (so that specializations `rest` makes inherit it).
-void parallel_unless(Halide::Func f, Halide::VarOrRVar outer, Halide::Expr serial,
-                     const std::function<void(Halide::Stage)>& rest,
-                     const std::function<void(Halide::Stage)>& serial_only = nullptr);
-
 }  // namespace npukit::schedules::cpu
