@@ -445,7 +445,7 @@ int softmax_positions(const Halide::Target& target) {
 constexpr int kVRows = 16;
 
 // Positions below which a decode call's tasks prefetch their whole k and v rows as they
-// start: the prefetches ahead (8 blocks of 4 positions) would find no block there.
+// start: the prefetches ahead (32 rows on the avx512 tier) would find no block there.
 constexpr int kShortCachePositions = 32;
 
 // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
@@ -491,10 +491,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // c and g are lets the offset does not reach; a split of that loop, prefetched at the
   // outer loop, gives the next one.)
   // Its tasks run in parallel too: once the partials' scalars were stored once per head,
-  // a second thread paid for its wake-up even at S = 16 (Zen 4, two threads: hot 6.7 ->
-  // 5.0 us, cold 8.2 -> 6.6 us), and on one thread the parallel loop's closure measured
-  // faster than the serial one (hot 6.7 -> 6.0, cold 8.1 -> 7.8 us). Run serially, as
-  // before, two threads had lost: 15.6 against 9.3 us hot.
+  // a second thread paid for its wake-up even at S = 16 (Zen 4, against the serial loop:
+  // two threads hot 6.7 -> 5.0 us, cold 8.2 -> 6.8 us; one thread hot 6.7 -> 6.0, cold
+  // 8.1 -> 7.8 us). Before that, the parallel version had lost: 15.6 against 9.3 us hot.
   // The common head dims with constant trip counts: LLVM then keeps the inner
   // accumulators in registers without zeroing their stack copies first (a memset call per
   // block of positions), and schedules the unrolled loops. 15% faster with the cache in
