@@ -43,7 +43,7 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 struct AttentionDecode {
   static constexpr int kHeadBlock = 4;
   // A partial's row: head_dim columns of Σ weight · v, then these scalars at head_dim + i.
-  static constexpr int kMax = 0, kDen = 1, kBad = 2, kLive = 3, kPartialScalars = 4;
+  static constexpr int kMax = 0, kDen = 1, kBad = 2, kLive = 3;
   Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::Var t{"t"};                 // the query token (define_attention_split_tokens only)
   Halide::RDom rd;                    // over head_dim
@@ -305,14 +305,16 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   const std::vector<Expr> nm = at({d, ri, ro}, {c, g});
   a.num(nm) = 0.0f;
   a.num(nm) += a.weight(at({p_n, ri, ro}, {c, g})) * a.v_live(at({d, p_n}, {g}));
-  // What a task leaves, one row of head_dim + kPartialScalars values per head: Σ weight · v,
+  // What a task leaves, one row of head_dim + 4 values per head: Σ weight · v,
   // then the split's max, Σ weight and the two flags (1 or 0), each stored once. (As a
   // Tuple they repeated across the columns; their stores cost two threads about 20% of a
   // hot call at S = 64 on Zen 4.) likely() lets a schedule's loop over whole vectors of d
   // drop the selects (Halide partitions it there); num's column is clamped so that the
   // scalars' columns do not widen num's box, and where num is computed per column (a GPU
   // thread's), Halide skips it for those columns (the select's condition guards it).
+  // A flag stored as 1 or 0, and read back.
   auto flag = [](Expr b) { return select(b, 1.0f, 0.0f); };
+  auto is_set = [](Expr f) { return strict_float(f != 0.0f); };
   Expr dc = min(d, head_dim - 1);
   a.partial(nm) = select(likely(d < head_dim), a.num(at({dc, ri, ro}, {c, g})),  //
                          d == head_dim + AttentionDecode::kMax, m_c,                //
@@ -326,14 +328,13 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   // unsplit formula gives for all-−inf live scores. (A prefill token's splits past its own
   // position have no live position: max −inf, flags false, Σ 0, so they add nothing.)
   a.rc = RDom(0, bound_end / split + 1, "rc");
-  // A split's scalar i (AttentionDecode::kMax ...), and its flags as bools.
+  // Split cc's scalar i (AttentionDecode::kMax ...).
   auto part = [&](Expr cc, int i) { return a.partial(at({head_dim + i, ri, ro}, {cc, g})); };
-  auto part_flag = [&](Expr cc, int i) { return strict_float(part(cc, i) != 0.0f); };
   const std::vector<Expr> cb = at({ri, ro}, {g});
   a.combined(cb) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
   a.combined(cb) = Tuple(strict_float(max(a.combined(cb)[0], part(a.rc, AttentionDecode::kMax))),
-                         a.combined(cb)[1] || part_flag(a.rc, AttentionDecode::kBad),
-                         a.combined(cb)[2] || part_flag(a.rc, AttentionDecode::kLive));
+                         a.combined(cb)[1] || is_set(part(a.rc, AttentionDecode::kBad)),
+                         a.combined(cb)[2] || is_set(part(a.rc, AttentionDecode::kLive)));
   a.scale(at({ri, ro}, {c, g})) = exp_nonpositive(part(c, AttentionDecode::kMax) - a.combined(cb)[0]);
   a.total_den(cb) = 0.0f;
   a.total_den(cb) += a.scale(at({ri, ro}, {a.rc, g})) * part(a.rc, AttentionDecode::kDen);
@@ -346,8 +347,8 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   a.out(at({d, h}, {})) = select(any_bad, nan, !any_live, 0.0f, a.total_num(at({d, hi, ho}, {hg})) / a.total_den(ch));
   auto part0 = [&](Expr dd) { return a.partial(at({dd, hi, ho}, {0, hg})); };
-  auto part0_flag = [&](int i) { return strict_float(part0(head_dim + i) != 0.0f); };
-  a.single(at({d, h}, {})) = select(part0_flag(AttentionDecode::kBad), nan, !part0_flag(AttentionDecode::kLive), 0.0f,
+  a.single(at({d, h}, {})) = select(is_set(part0(head_dim + AttentionDecode::kBad)), nan,
+                                    !is_set(part0(head_dim + AttentionDecode::kLive)), 0.0f,
                                     part0(d) / part0(head_dim + AttentionDecode::kDen));
   a.one_split = bound_end < split;
   return a;
