@@ -142,7 +142,7 @@ void BM_int8_gemm(benchmark::State& state) {
 
 void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {4096, 11008}) {
-    for (int64_t m : {1, 16, 128, 512}) {
+    for (int64_t m : {1, 4, 8, 16, 128, 512}) {
       for (int64_t tier = 0; tier < (n == 4096 ? 3 : 1); ++tier) b->Args({m, n, 4096, tier});
     }
   }

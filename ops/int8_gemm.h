@@ -127,6 +127,7 @@ Expr requantize_float(Expr acc, Expr m, Expr out_zero_point, Rounding rounding) 
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/int8_gemm_amx.h"
+#include "ops/prefetch.h"
 #include "schedules/cpu/int8_gemm.h"
 #include "schedules/cpu/int8_gemm_amx.h"
 #include "schedules/gpu/int8_gemm.h"
@@ -188,7 +189,10 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     if (gpu) {
       schedules::gpu::schedule_int8_gemm_acc(g, shape, target);
     } else {
-      schedules::cpu::schedule_int8_gemm_acc(g, shape, target);
+      if (schedules::cpu::prefetches_weights(shape, target)) {
+        ops::add_prefetch_bitcode(*get_externs_map(), target, w_packed.type().bytes(), ops::PrefetchLevel::l2);
+      }
+      schedules::cpu::schedule_int8_gemm_acc(g, shape, target, Halide::ImageParam(w_packed));
     }
   }
 

@@ -14,9 +14,15 @@ enum class GemmShape { decode, prefill };
 // vpdpbusd only with avx512_sapphirerapids: the avx512_vnni tier.)
 bool sums_in_pairs(GemmShape shape, const Halide::Target& target);
 
+// Whether the schedule prefetches `w_packed` in software, into L2: the Generator then links
+// the prefetch bitcode for 1-byte elements at that level (ops/prefetch.h).
+bool prefetches_weights(GemmShape shape, const Halide::Target& target);
+
 // decode (M = 1): blocks of output channels in parallel, the packed weights streamed from
 // DRAM once. prefill (M ≥ 2): tiles of rows × channels held in registers, rows inside
 // the channel tile, so each weight block streams once and serves every row.
-void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Halide::Target& target);
+// `w_packed`: the weights' parameter, which the prefetch names.
+void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Halide::Target& target,
+                            const Halide::ImageParam& w_packed);
 
 }  // namespace npukit::schedules::cpu
