@@ -189,7 +189,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     if (gpu) {
       schedules::gpu::schedule_int8_gemm_acc(g, shape, target);
     } else {
-      if (schedules::cpu::prefetches_weights(shape, target)) {
+      if (schedules::cpu::prefetches_weights(shape)) {
         ops::add_prefetch_bitcode(*get_externs_map(), target, w_packed.type().bytes(), ops::PrefetchLevel::l2);
       }
       schedules::cpu::schedule_int8_gemm_acc(g, shape, target, Halide::ImageParam(w_packed));

@@ -10,18 +10,29 @@ bool sums_in_pairs(GemmShape shape, const Target& target) {
   return shape == GemmShape::prefill && !target.has_feature(Target::AVX512_SapphireRapids);
 }
 
-bool prefetches_weights(GemmShape shape, const Target& target) {
-  return shape == GemmShape::prefill && !sums_in_pairs(shape, target);
-}
+bool prefetches_weights(GemmShape shape) { return shape == GemmShape::prefill; }
 
 namespace {
+
+// The first row tile of a channel tile reads the tile's weight streams from DRAM, the
+// others find them in L2; at small M that first pass is most of the call, and the hardware
+// prefetchers alone left it stalled. One line of each stream is prefetched 64 groups
+// (4 KB) ahead into L2 at every k step (one line per 16-channel block and step). Zen 4, one
+// thread, M = 16: avx512_vnni 0.92–0.97 → 1.07–1.13 of oneDNN (2 KB ahead: no gain; 16 KB:
+// less), the avx2 tier's kernel run there 4.6 → 4.1 ms, sse41's unchanged; M ≥ 128
+// unchanged (the later tiles' prefetches hit L2). The decode GEMV, one row, got slower with
+// it at any distance, so it keeps the hardware prefetchers alone.
+void prefetch_weights_ahead(Stage update, const ImageParam& w_packed, const RVar& k_groups) {
+  const int groups_ahead = 64;
+  update.prefetch(w_packed, k_groups, k_groups, groups_ahead, PrefetchBoundStrategy::NonFaulting);
+}
 
 // Tiles of R rows × one 16-channel block of the packed weights. Each step (a group of 4 k)
 // loads the block's 64 bytes once as int16 vectors, broadcasts each row's 4 widened
 // activations once, and does one pmaddwd + vpaddd per accumulator. Eight accumulator
 // registers: on avx2, R = 2 (4 ymm per row) reached 135 GOPS on Zen 3 where R = 3 and 4
 // spilled (53, 70) and 1 row × 2 blocks gave 124 (the staged a_wide: 90 without it).
-void schedule_pairwise_prefill(ops::Int8GemmAcc& g, const Target& target) {
+void schedule_pairwise_prefill(ops::Int8GemmAcc& g, const Target& target, const ImageParam& w_packed) {
   Var n = g.n, m = g.m, no{"no"}, ni{"ni"}, mo{"mo"}, mi{"mi"};
   const int lanes = target.natural_vector_size<int32_t>();  // (j, c) pairs: lanes / 2 channels
   const int channels = lanes / 2, per_row = 16 / channels;
@@ -52,13 +63,14 @@ void schedule_pairwise_prefill(ops::Int8GemmAcc& g, const Target& target) {
       .unroll(g.c)
       .unroll(g.nb)
       .unroll(m);
+  prefetch_weights_ahead(g.pairs.update(), w_packed, g.k.y);
 }
 
 }  // namespace
 
 void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& target, const ImageParam& w_packed) {
   if (g.pairwise) {
-    schedule_pairwise_prefill(g, target);
+    schedule_pairwise_prefill(g, target, w_packed);
     return;
   }
   Var n = g.n, m = g.m, no{"no"}, ni{"ni"}, mo{"mo"}, mi{"mi"};
@@ -98,16 +110,7 @@ void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& 
         .vectorize(n, lanes)
         .unroll(n)
         .unroll(m);
-    // The first row tile of a channel tile reads its two weight streams from DRAM, the
-    // others from L2. The hardware prefetchers alone left that first pass stalled: one
-    // line of each stream prefetched 64 groups (4 KB) ahead into L2 took M = 16 from
-    // 0.92–0.97 to 1.03–1.13 of oneDNN on Zen 4, one thread (2 KB ahead: no gain; 16 KB:
-    // less). The later tiles' prefetches find their lines in L2 and cost little (M = 512
-    // unchanged). The decode GEMV, one row, got slower with it at any distance.
-    const int groups_ahead = 64;
-    if (prefetches_weights(shape, target)) {
-      g.dot.update().prefetch(w_packed, g.k.y, g.k.y, groups_ahead, PrefetchBoundStrategy::NonFaulting);
-    }
+    prefetch_weights_ahead(g.dot.update(), w_packed, g.k.y);
   }
 }
 

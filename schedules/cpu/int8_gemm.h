@@ -16,7 +16,7 @@ bool sums_in_pairs(GemmShape shape, const Halide::Target& target);
 
 // Whether the schedule prefetches `w_packed` in software, into L2: the Generator then links
 // the prefetch bitcode for 1-byte elements at that level (ops/prefetch.h).
-bool prefetches_weights(GemmShape shape, const Halide::Target& target);
+bool prefetches_weights(GemmShape shape);
 
 // decode (M = 1): blocks of output channels in parallel, the packed weights streamed from
 // DRAM once. prefill (M ≥ 2): tiles of rows × channels held in registers, rows inside
