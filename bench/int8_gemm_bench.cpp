@@ -3,7 +3,8 @@
 // Weights are packed once per copy (as a framework does at load time) and rotated over
 // more than 256 MiB so that each call streams them from DRAM. At N = 4096 the kit runs
 // three ways: as dispatched, forced to avx512_vnni and forced to avx512_amx (which keeps
-// VNNI below 16 rows, runtime/int8_gemm.cpp), each against oneDNN in the same run.
+// VNNI up to 8 rows: `amx_pays_off` in runtime/int8_gemm.cpp, so M = 4 and 8 run the VNNI
+// prefill kernel there), each against oneDNN in the same run.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
