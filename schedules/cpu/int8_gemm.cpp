@@ -21,10 +21,13 @@ namespace {
 // thread, M = 16: avx512_vnni 0.92–0.97 → 1.07–1.13 of oneDNN (2 KB ahead: no gain; 16 KB:
 // less), the avx2 tier's kernel run there 4.6 → 4.1 ms, sse41's unchanged; M ≥ 128
 // unchanged (the later tiles' prefetches hit L2). The decode GEMV, one row, got slower with
-// it at any distance, so it keeps the hardware prefetchers alone.
-void prefetch_weights_ahead(Stage update, const ImageParam& w_packed, const RVar& k_groups) {
+// it at any distance, so it keeps the hardware prefetchers alone. The test is the one the
+// Generator links the prefetch bitcode by.
+void prefetch_weights_ahead(GemmShape shape, Stage update, const ImageParam& w_packed, const RVar& k_groups) {
   const int groups_ahead = 64;
-  update.prefetch(w_packed, k_groups, k_groups, groups_ahead, PrefetchBoundStrategy::NonFaulting);
+  if (prefetches_weights(shape)) {
+    update.prefetch(w_packed, k_groups, k_groups, groups_ahead, PrefetchBoundStrategy::NonFaulting);
+  }
 }
 
 // Tiles of R rows × one 16-channel block of the packed weights. Each step (a group of 4 k)
@@ -63,7 +66,7 @@ void schedule_pairwise_prefill(ops::Int8GemmAcc& g, const Target& target, const 
       .unroll(g.c)
       .unroll(g.nb)
       .unroll(m);
-  prefetch_weights_ahead(g.pairs.update(), w_packed, g.k.y);
+  prefetch_weights_ahead(GemmShape::prefill, g.pairs.update(), w_packed, g.k.y);
 }
 
 }  // namespace
@@ -110,7 +113,7 @@ void schedule_int8_gemm_acc(ops::Int8GemmAcc& g, GemmShape shape, const Target& 
         .vectorize(n, lanes)
         .unroll(n)
         .unroll(m);
-    prefetch_weights_ahead(g.dot.update(), w_packed, g.k.y);
+    prefetch_weights_ahead(shape, g.dot.update(), w_packed, g.k.y);
   }
 }
 
