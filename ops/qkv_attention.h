@@ -4,6 +4,8 @@
 // the kernels (runtime/ops/qkv_attention.cpp).
 #pragma once
 
+#include <string>
+
 #include "Halide.h"
 #include "ops/rope.h"
 
@@ -18,20 +20,35 @@ struct Linear {
   Halide::RDom rk;     // lane groups, [0, K / lanes)
   Halide::RDom rl;     // lanes, [0, lanes)
   Halide::RDom rtail;  // [K / lanes · lanes, K)
-  Halide::Func part{"linear_part"};  // (l, n, t)
-  Halide::Func out{"linear"};        // (n, t)
+  Halide::Func part;  // (l, n, t): `name`_part
+  Halide::Func out;   // (n, t): `name`
   int lanes = 0;
 };
 
 // x(k, t) and w(k, n) are fp32 Funcs (widened from storage by the caller); K their length.
-Linear define_linear(Halide::Func x, Halide::Func w, Halide::Expr K, int lanes);
+// `name` names the Funcs (unique within a pipeline).
+Linear define_linear(Halide::Func x, Halide::Func w, Halide::Expr K, int lanes, const std::string& name = "linear");
+
+// The linear layer as a kernel runs it: `tokens` for any number of tokens T and, where the
+// target's schedule sums a single token's rows its own way, `one_token` (with lanes of its
+// own; one_token.lanes == 0 where not) for T = 1. out(n, t) selects between the two on
+// T == 1, so a consumer specialized on T == 1 computes only the one selected (Halide skips
+// the other's stages); without one_token, out is tokens.out.
+struct LinearForTokens {
+  Linear tokens, one_token;
+  Halide::Expr T;
+  Halide::Func out{"linear_for_tokens"};  // (n, t)
+};
+
+LinearForTokens define_linear_for_tokens(Halide::Func x, Halide::Func w, Halide::Expr K, Halide::Expr T, int lanes,
+                                         int one_token_lanes);
 
 // qkv = x · w_qkvᵀ, split by rows into q (Hq heads), k and v (Hkv heads each) of head_dim,
 // q and k rotated by RoPE (rotary_dim = head_dim) at positions pos + t, in the style that the
 // runtime flag `interleaved` picks (both are defined; rotating T·(Hq + Hkv)·Dh values twice
 // costs nothing next to the weights, and one kernel serves both styles). v is not rotated.
 struct QkvRope {
-  Linear proj;                // (row, t), rows of w_qkv
+  LinearForTokens proj;       // (row, t), rows of w_qkv
   Halide::Func rows{"qkv_rows"};        // (row, t): proj.out, where the schedule materialises it
   Halide::Func positions{"positions"};  // (t): pos + t
   RopeAngles angles;
@@ -40,11 +57,10 @@ struct QkvRope {
   Halide::Func v{"v_new"};    // (d, g, t), fp32
 };
 
-// q, k and v read the projection through `rows`, a pure Func the schedule can compute once
-// in blocks of rows.
-QkvRope define_qkv_rope(Halide::Func x, Halide::Func w, Halide::Expr D, Halide::Expr heads,
-                        Halide::Expr kv_heads, Halide::Expr head_dim, Halide::Expr pos, Halide::Expr theta,
-                        Halide::Expr interleaved, int lanes);
+// q, k and v read the projection `proj` (of w_qkv) through `rows`, a pure Func the schedule
+// can compute once in blocks of rows.
+QkvRope define_qkv_rope(const LinearForTokens& proj, Halide::Expr heads, Halide::Expr kv_heads,
+                        Halide::Expr head_dim, Halide::Expr pos, Halide::Expr theta, Halide::Expr interleaved);
 
 // The same split and rotation over rows(row, t) projected elsewhere (the int8 path's
 // dequantized accumulators, ops/per_token_quant.h); `proj` is left undefined.
@@ -62,9 +78,11 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-Linear define_linear(Func x, Func w, Expr K, int lanes) {
+Linear define_linear(Func x, Func w, Expr K, int lanes, const std::string& name) {
   Linear a;
   a.lanes = lanes;
+  a.part = Func(name + "_part");
+  a.out = Func(name);
   Var l = a.l, n = a.n, t = a.t;
   Expr groups = K / lanes;
   a.rk = RDom(0, groups, "rk");
@@ -76,6 +94,20 @@ Linear define_linear(Func x, Func w, Expr K, int lanes) {
   a.out(n, t) = 0.0f;
   a.out(n, t) += a.part(a.rl, n, t);
   a.out(n, t) += x(a.rtail, t) * w(a.rtail, n);
+  return a;
+}
+
+LinearForTokens define_linear_for_tokens(Func x, Func w, Expr K, Expr T, int lanes, int one_token_lanes) {
+  LinearForTokens a;
+  a.tokens = define_linear(x, w, K, lanes);
+  a.T = T;
+  Var n = a.tokens.n, t = a.tokens.t;
+  if (one_token_lanes > 0) {
+    a.one_token = define_linear(x, w, K, one_token_lanes, "linear_one_token");
+    a.out(n, t) = select(T == 1, a.one_token.out(n, t), a.tokens.out(n, t));
+  } else {
+    a.out(n, t) = a.tokens.out(n, t);
+  }
   return a;
 }
 
@@ -102,11 +134,12 @@ void split_and_rotate(QkvRope& a, Expr heads, Expr kv_heads, Expr head_dim, Expr
 
 }  // namespace
 
-QkvRope define_qkv_rope(Func x, Func w, Expr D, Expr heads, Expr kv_heads, Expr head_dim, Expr pos,
-                        Expr theta, Expr interleaved, int lanes) {
+QkvRope define_qkv_rope(const LinearForTokens& proj, Expr heads, Expr kv_heads, Expr head_dim, Expr pos, Expr theta,
+                        Expr interleaved) {
   QkvRope a;
-  a.proj = define_linear(x, w, D, lanes);
-  a.rows(a.proj.n, a.proj.t) = a.proj.out(a.proj.n, a.proj.t);
+  a.proj = proj;
+  Var n("n"), t("t");
+  a.rows(n, t) = a.proj.out(n, t);
   split_and_rotate(a, heads, kv_heads, head_dim, pos, theta, interleaved);
   return a;
 }
@@ -127,7 +160,6 @@ QkvRope define_qkv_rope_of_rows(Func rows, Expr heads, Expr kv_heads, Expr head_
 // projection), and for int8 weights `npukit_qkv_rope_dequant` (the same from int32
 // accumulators). Storage types come from the `*.type` generator params.
 #include <tuple>
-#include <utility>
 
 #include "Halide.h"
 #include "ops/float_convert.h"
@@ -157,18 +189,22 @@ std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, c
   return {qo, ko, vo};
 }
 
-// Generator `g`'s inputs x (K, T) and w (K, N) widened to fp32, as define_qkv_rope and
-// define_linear read them. On a CPU schedule_linear computes whole blocks of rows: the rows
-// past the last read the last (linear_weight_row) and are never stored.
+// x · wᵀ of Generator `g`'s inputs x (K, T) and w (K, N), widened to fp32, with the
+// partial-sum lanes of the target's schedules (a CPU sums one token's rows its own way).
+// On a CPU schedule_linear computes whole blocks of rows: the rows past the last read the
+// last (linear_weight_row) and are never stored.
 template <class Gen>
-std::pair<Halide::Func, Halide::Func> widened_linear_inputs(Gen& g, const Halide::Target& target) {
+ops::LinearForTokens define_linear_of_inputs(Gen& g, const Halide::Target& target) {
   using namespace Halide;
   Var c, r, t;
   Func xf("xf"), wf("wf");
+  const bool gpu = target.has_gpu_feature();
   xf(c, t) = ops::widen_to_f32(g.x(c, t), target);
-  Expr row = target.has_gpu_feature() ? Expr(r) : schedules::cpu::linear_weight_row(r, g.w.dim(1).extent());
+  Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, g.w.dim(1).extent());
   wf(c, r) = ops::widen_to_f32(g.w(c, row), target);
-  return {xf, wf};
+  const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
+  const int one_token_lanes = gpu ? 0 : schedules::cpu::linear_one_token_lanes(target);
+  return ops::define_linear_for_tokens(xf, wf, g.x.dim(0).extent(), g.x.dim(1).extent(), lanes, one_token_lanes);
 }
 
 class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
@@ -192,16 +228,13 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(x, w);
-    Expr D = x.dim(0).extent();
-    auto [xf, wf] = widened_linear_inputs(*this, target);
-    const bool gpu = target.has_gpu_feature();
-    const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
-    ops::QkvRope a = ops::define_qkv_rope(xf, wf, D, heads, kv_heads, head_dim, pos, theta, interleaved, lanes);
+    ops::QkvRope a = ops::define_qkv_rope(define_linear_of_inputs(*this, target), heads, kv_heads, head_dim, pos,
+                                          theta, interleaved);
     auto [qo, ko, vo] = bind_rope_outputs(*this, a, target);
-    if (gpu) {
+    if (target.has_gpu_feature()) {
       schedules::gpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
+      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, target);
     }
   }
 };
@@ -253,18 +286,16 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     const Target target = get_target();
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(x, w);
-    auto [xf, wf] = widened_linear_inputs(*this, target);
-    const bool gpu = target.has_gpu_feature();
-    const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
-    ops::Linear lin = ops::define_linear(xf, wf, x.dim(0).extent(), lanes);
+    ops::LinearForTokens lin = define_linear_of_inputs(*this, target);
+    Var n, t;
     Func out("linear_out");
-    out(lin.n, lin.t) = ops::narrow_from_f32(lin.out(lin.n, lin.t), y.type(), target);
+    out(n, t) = ops::narrow_from_f32(lin.out(n, t), y.type(), target);
     y = out;
     ops::set_mins_to_zero(y);
-    if (gpu) {
-      schedules::gpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+    if (target.has_gpu_feature()) {
+      schedules::gpu::schedule_linear(lin.tokens, out, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_linear(lin, out, w.dim(1).extent(), target);
+      schedules::cpu::schedule_linear(lin, out, target);
     }
   }
 };

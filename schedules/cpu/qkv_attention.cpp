@@ -5,45 +5,66 @@ namespace npukit::schedules::cpu {
 using namespace Halide;
 
 namespace {
-// Rows per block: 8 independent accumulators cover the FMA latency (4 cycles, 2 per
-// cycle) and 8 weight streams keep the prefetchers busy (fp16 GEMV K = N = 4096 on Zen 4,
-// one thread, with the accumulators in registers: 16 rows 0.61-0.70 of read bandwidth, 4
-// rows 0.52, 8 rows 0.74-0.77).
+// Rows per block for T tokens: 8 independent accumulators cover the FMA latency (4
+// cycles, 2 per cycle) and 8 weight streams keep the prefetchers busy (fp16 GEMV K = N =
+// 4096 on Zen 4, one thread, with the accumulators in registers: 16 rows 0.61-0.70 of read
+// bandwidth, 4 rows 0.52, 8 rows 0.74-0.77).
 constexpr int kRows = 8;
+// One token: one row at a time, so that a task's weights are one contiguous stream instead
+// of 8 rows' streams restarting every row (qkv_attention decode, fp16 weights, Zen 4, one
+// thread: 0.81-0.83 -> 0.96-1.02 of read bandwidth); 32 partial sums per row (two zmm
+// accumulators: one is FMA-latency bound, four and eight measured slower); 16 rows per
+// parallel task (tasks of one row lost half the speed on two threads).
+constexpr int kOneTokenLanes = 32;
+constexpr int kOneTokenTaskRows = 16;
+
+// A block of `rows` rows of `lin` computed at `at`, its partial sums in registers:
+// MemoryType::Register needs every access at a constant index, so all of a block's rows
+// are computed (bound_extent) and unrolled in every stage. As a stack buffer, each FMA
+// loaded and stored its accumulator (the heavier loop kept fewer weight loads in flight:
+// 0.68 of read bandwidth against 0.74, M = 1, K = N = 4096, fp16 weights, one thread on Zen 4).
+void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows) {
+  lin.out.compute_at(at).bound_extent(lin.n, rows).unroll(lin.n);
+  lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n);
+  lin.out.update(1).unroll(lin.n);
+  lin.part.compute_at(at).store_in(MemoryType::Register).bound_extent(lin.n, rows).unroll(lin.n).vectorize(lin.l);
+  lin.part.update().reorder(lin.l, lin.n, lin.rk).unroll(lin.n).vectorize(lin.l);
+}
 }  // namespace
 
 int linear_lanes(const Target& target) { return target.natural_vector_size<float>(); }
 
-Expr linear_weight_row(Expr r, Expr n_rows) { return min(r, n_rows - 1); }
-
-void schedule_linear(ops::Linear& lin, Func wrapper, Expr n_rows, const Target& target) {
-  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni");
-  // GuardWithIf, not ShiftInwards: a shifted last block would recompute rows of its
-  // neighbour's in a different unrolled position, whose code (FMA contraction) need not give
-  // the same bits, and the two parallel blocks' stores then race: `npukit gate --repeat`
-  // saw k_cache rows change between runs on 2 threads (avx2, 20 rows). Each row has one
-  // owner now.
-  wrapper.specialize(n_rows >= kRows).split(n, no, ni, kRows, TailStrategy::GuardWithIf).reorder(ni, t, no).parallel(no);
-  // A block's partial sums in registers: MemoryType::Register needs every access at a
-  // constant index, so all of a block's rows are computed (bound_extent) and unrolled in
-  // every stage. As a stack buffer, each FMA loaded and stored its accumulator (the heavier
-  // loop kept fewer weight loads in flight: 0.68 of read bandwidth against 0.74, M = 1,
-  // K = N = 4096, fp16 weights, one thread on Zen 4).
-  lin.out.compute_at(wrapper, t).bound_extent(lin.n, kRows).unroll(lin.n);
-  lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n);
-  lin.out.update(1).unroll(lin.n);
-  lin.part.compute_at(wrapper, t)
-      .store_in(MemoryType::Register)
-      .bound_extent(lin.n, kRows)
-      .unroll(lin.n)
-      .vectorize(lin.l);
-  lin.part.update().reorder(lin.l, lin.n, lin.rk).unroll(lin.n).vectorize(lin.l);
+int linear_one_token_lanes(const Target& target) {
   (void)target;
+  return kOneTokenLanes;
 }
 
-void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, Expr qkv_rows, const Target& target) {
+Expr linear_weight_row(Expr r, Expr n_rows) { return min(r, n_rows - 1); }
+
+void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Target& target) {
+  (void)target;
+  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr");
+  // Both versions share the loop names no (parallel tasks) > nb (blocks) > t > nr (a
+  // block's rows), so each Linear has its level in either; Halide skips the one the select
+  // does not take. GuardWithIf, not ShiftInwards: a shifted last block would recompute rows
+  // of its neighbour's in a different unrolled position, whose code (FMA contraction) need
+  // not give the same bits, and the two parallel blocks' stores then race: `npukit gate
+  // --repeat` saw k_cache rows change between runs on 2 threads (avx2, 20 rows). Each row
+  // has one owner now.
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  wrapper.specialize(lin.T == 1)
+      .split(n, no, ni, kOneTokenTaskRows, guard)
+      .split(ni, nb, nr, 1, guard)
+      .reorder(nr, t, nb, no)
+      .parallel(no);
+  wrapper.split(n, no, ni, kRows, guard).split(ni, nb, nr, kRows, guard).reorder(nr, t, nb, no).parallel(no);
+  schedule_block(lin.tokens, LoopLevel(wrapper, t), kRows);
+  schedule_block(lin.one_token, LoopLevel(wrapper, nr), 1);
+}
+
+void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Target& target) {
   a.rows.compute_root();
-  schedule_linear(a.proj, a.rows, qkv_rows, target);
+  schedule_linear(a.proj, a.rows, target);
   schedule_rope_outputs(a, q, k_new, v_new, target);
 }
 

@@ -6,18 +6,22 @@
 
 namespace npukit::schedules::cpu {
 
-// The number of fp32 partial sums per row: one native vector.
+// The number of fp32 partial sums per row for T tokens: one native vector.
 int linear_lanes(const Halide::Target& target);
 
+// The same for one token (LinearForTokens::one_token): several vectors, so that one row's
+// FMA chains cover the FMA latency.
+int linear_one_token_lanes(const Halide::Target& target);
+
 // The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
-// output, or a root copy). Blocks of `rows` output rows in parallel; per block and token
-// one vector of partial sums per row, the rows unrolled, so that a block streams `rows`
-// weight rows at once with independent FMA chains: for T = 1 (decode) each weight is read
-// exactly once, at memory speed. For T > 1 the block's weights (rows · K elements) stay
-// in L1/L2 while every token passes over them. Every block computes all its rows (the
-// last block and fewer rows than a block too): the weights must be read at
-// linear_weight_row, and the wrapper stores only the rows that exist.
-void schedule_linear(ops::Linear& lin, Halide::Func wrapper, Halide::Expr n_rows, const Halide::Target& target);
+// output, or a root copy), its partial sums in registers. One token (decode) runs
+// lin.one_token one row at a time, 16 rows per parallel task, so that each weight is read
+// exactly once, in one contiguous stream per task. T > 1 runs lin.tokens in blocks of 8
+// rows, one task each, per token one vector of partial sums per row, the rows unrolled: the
+// block's weights (8 · K elements) stay in L1/L2 while every token passes over them. Every
+// block computes all its rows (the last block and fewer rows than a block too): the weights
+// must be read at linear_weight_row, and the wrapper stores only the rows that exist.
+void schedule_linear(ops::LinearForTokens& lin, Halide::Func wrapper, const Halide::Target& target);
 
 // The weight row that output row `r` of schedule_linear reads: r, or the last of `n_rows`
 // for the rows past it that a partial block computes and never stores.
@@ -25,7 +29,7 @@ Halide::Expr linear_weight_row(Halide::Expr r, Halide::Expr n_rows);
 
 // The QKV projection (schedule_linear on the whole w_qkv), then the (cos, sin) table and the
 // rotations, small next to the weights; the three outputs vectorized along head_dim.
-void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new, Halide::Expr qkv_rows,
+void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new,
                        const Halide::Target& target);
 
 // The int8 path's QKV step: the dequantized rows (ops::define_qkv_rope_of_rows) computed

@@ -42,7 +42,7 @@ void schedule_linear(ops::Linear& lin, Func wrapper, Expr n_rows, const Target& 
 }
 
 void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, Expr qkv_rows, const Target& target) {
-  schedule_linear(a.proj, a.rows, qkv_rows, target);
+  schedule_linear(a.proj.tokens, a.rows, qkv_rows, target);
   schedule_rope_outputs(a, q, k_new, v_new, target);
 }
 
