@@ -190,7 +190,7 @@ std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, c
 }
 
 // x · wᵀ of Generator `g`'s inputs x (K, T) and w (K, N), widened to fp32, with the
-// partial-sum lanes of the target's schedules (a CPU sums one token's rows its own way).
+// partial-sum lanes of the target's schedules (a CPU may sum one token's rows its own way).
 // On a CPU schedule_linear computes whole blocks of rows: the rows past the last read the
 // last (linear_weight_row) and are never stored.
 template <class Gen>
@@ -203,7 +203,7 @@ ops::LinearForTokens define_linear_of_inputs(Gen& g, const Halide::Target& targe
   Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, g.w.dim(1).extent());
   wf(c, r) = ops::widen_to_f32(g.w(c, row), target);
   const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
-  const int one_token_lanes = gpu ? 0 : schedules::cpu::linear_one_token_lanes(target);
+  const int one_token_lanes = gpu ? 0 : schedules::cpu::linear_one_token_lanes(target, g.w.type());
   return ops::define_linear_for_tokens(xf, wf, g.x.dim(0).extent(), g.x.dim(1).extent(), lanes, one_token_lanes);
 }
 

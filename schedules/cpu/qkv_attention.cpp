@@ -10,12 +10,14 @@ namespace {
 // 4096 on Zen 4, one thread, with the accumulators in registers: 16 rows 0.61-0.70 of read
 // bandwidth, 4 rows 0.52, 8 rows 0.74-0.77).
 constexpr int kRows = 8;
-// One token: one row at a time, so that a task's weights are one contiguous stream instead
-// of 8 rows' streams restarting every row (qkv_attention decode, fp16 weights, Zen 4, one
-// thread: 0.81-0.83 -> 0.96-1.02 of read bandwidth); 32 partial sums per row (two zmm
-// accumulators: one is FMA-latency bound, four and eight measured slower); 16 rows per
-// parallel task (tasks of one row lost half the speed on two threads).
-constexpr int kOneTokenLanes = 32;
+// One token with fp16 weights widened by F16C: one row at a time, so that a task's weights
+// are one contiguous stream instead of 8 rows' streams restarting every row. qkv_attention
+// decode, fp16 weights, Zen 4, one thread, of read bandwidth: avx512 0.82-0.83 -> 0.96-1.03
+// with 32 partial sums per row (two zmm chains; 48 the same, 64 0.93-0.98, one zmm chain
+// is FMA-latency bound), avx2 0.72 -> 0.98 with 64 (48 0.92, 32 0.81, 128 0.72-0.85). fp32
+// weights keep the blocks (one row: avx2 0.90 -> 0.85, sse41 0.82 -> 0.66, avx512 the same
+// within the noise), as do fp16 weights without F16C (their widening bounds them).
+// 16 rows per parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
 
 // A block of `rows` rows of `lin` computed at `at`, its partial sums in registers:
@@ -34,9 +36,9 @@ void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows) {
 
 int linear_lanes(const Target& target) { return target.natural_vector_size<float>(); }
 
-int linear_one_token_lanes(const Target& target) {
-  (void)target;
-  return kOneTokenLanes;
+int linear_one_token_lanes(const Target& target, const Type& weights) {
+  if (weights != Float(16) || !target.has_feature(Target::F16C)) return 0;
+  return target.natural_vector_size<float>() >= 16 ? 32 : 64;
 }
 
 Expr linear_weight_row(Expr r, Expr n_rows) { return min(r, n_rows - 1); }
@@ -52,14 +54,17 @@ void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Target& targ
   // --repeat` saw k_cache rows change between runs on 2 threads (avx2, 20 rows). Each row
   // has one owner now.
   const TailStrategy guard = TailStrategy::GuardWithIf;
-  wrapper.specialize(lin.T == 1)
-      .split(n, no, ni, kOneTokenTaskRows, guard)
-      .split(ni, nb, nr, 1, guard)
-      .reorder(nr, t, nb, no)
-      .parallel(no);
+  const bool one_token = lin.one_token.lanes > 0;
+  if (one_token) {
+    wrapper.specialize(lin.T == 1)
+        .split(n, no, ni, kOneTokenTaskRows, guard)
+        .split(ni, nb, nr, 1, guard)
+        .reorder(nr, t, nb, no)
+        .parallel(no);
+  }
   wrapper.split(n, no, ni, kRows, guard).split(ni, nb, nr, kRows, guard).reorder(nr, t, nb, no).parallel(no);
   schedule_block(lin.tokens, LoopLevel(wrapper, t), kRows);
-  schedule_block(lin.one_token, LoopLevel(wrapper, nr), 1);
+  if (one_token) schedule_block(lin.one_token, LoopLevel(wrapper, nr), 1);
 }
 
 void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Target& target) {

@@ -9,14 +9,16 @@ namespace npukit::schedules::cpu {
 // The number of fp32 partial sums per row for T tokens: one native vector.
 int linear_lanes(const Halide::Target& target);
 
-// The same for one token (LinearForTokens::one_token): several vectors, so that one row's
-// FMA chains cover the FMA latency.
-int linear_one_token_lanes(const Halide::Target& target);
+// The same for one token (LinearForTokens::one_token) over `weights` (their storage
+// type): several vectors, so that one row's FMA chains cover the FMA latency; 0 where one
+// token runs the blocks of T tokens too.
+int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& weights);
 
 // The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
-// output, or a root copy), its partial sums in registers. One token (decode) runs
-// lin.one_token one row at a time, 16 rows per parallel task, so that each weight is read
-// exactly once, in one contiguous stream per task. T > 1 runs lin.tokens in blocks of 8
+// output, or a root copy), its partial sums in registers. One token (decode), where
+// lin.one_token is defined, runs it one row at a time, 16 rows per parallel task, so that
+// each weight is read exactly once, in one contiguous stream per task. Otherwise (and
+// T > 1) lin.tokens runs in blocks of 8
 // rows, one task each, per token one vector of partial sums per row, the rows unrolled: the
 // block's weights (8 · K elements) stay in L1/L2 while every token passes over them. Every
 // block computes all its rows (the last block and fewer rows than a block too): the weights
