@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include "runtime/error.h"
 #include "runtime/message.h"
 
 namespace npukit {
@@ -16,6 +17,22 @@ bool TensorView::contiguous() const {
     past_int64 = past_int64 || __builtin_mul_overflow(step, shape[i], &step);
   }
   return true;
+}
+
+TensorView outer_slice(const TensorView& x, int64_t i) {
+  if (x.shape.empty() || i < 0 || i >= x.shape[0]) fail(Errc::internal, "outer_slice: {} outside {}", i, shape_string(x.shape));
+  if (x.shape[0] == 1) return x;  // the whole tensor: no address to offset (an OpenCL buffer's is no pointer)
+  if (x.memory == TensorView::Memory::opencl) fail(Errc::internal, "outer_slice: a tensor in an OpenCL buffer");
+  int64_t step = 1;
+  if (!x.strides.empty()) {
+    step = x.strides[0];
+  } else {
+    for (size_t d = 1; d < x.shape.size(); ++d) step *= x.shape[d];
+  }
+  TensorView s = x;
+  s.data = static_cast<char*>(x.data) + i * step * static_cast<int64_t>(dtype_size(x.dtype));
+  s.shape[0] = 1;
+  return s;
 }
 
 std::string shape_string(const int64_t* shape, size_t rank) {

@@ -32,6 +32,11 @@ struct TensorView {
   bool contiguous() const;
 };
 
+// Element i of the outermost dimension as a view of extent 1 there (x[i : i + 1]), on the
+// same memory and strides: x itself where that extent is 1 already, else a host or CUDA
+// tensor (addresses that take an offset).
+TensorView outer_slice(const TensorView& x, int64_t i);
+
 // Tensors by name.
 using TensorMap = std::map<std::string, TensorView, NameLess>;
 

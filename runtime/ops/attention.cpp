@@ -54,29 +54,39 @@ void run_general(const Kernel& kernel, const Call& call) {
               In{call.tensor("positions")}, In{mask_of(call, scratch)}, Out{call.tensor("o")});
 }
 
-// T = 1: the position goes in as a scalar (check() has kept it inside the cache). Without
-// a mask, the unmasked kernel, which never reads its mask argument (one zero here).
+// The split kernel, token by token: query t ([1, Hq, Dh] of q and o) at its position as a
+// scalar (check() has kept it inside the cache) with its mask row; without a mask, the
+// unmasked kernel, which never reads its mask argument (one zero here).
 template <class Kernel, class UnmaskedKernel>
 void run_decode(const Kernel& kernel, const UnmaskedKernel& unmasked, const Call& call) {
   float zero = 0.0f;
-  const bool has_mask = call.tensors.count("mask") > 0;
-  const TensorView m = has_mask ? call.tensor("mask") : TensorView{&zero, DType::float32, {1, 1}, {}};
-  const int32_t position = *static_cast<const int32_t*>(call.tensor("positions").data);
-  const In q{call.tensor("q")}, k{call.tensor("k_cache")}, v{call.tensor("v_cache")};
-  if (has_mask) {
-    call_kernel(kernel, call, q, k, v, position, In{m}, Out{call.tensor("o")});
-  } else {
-    call_kernel(unmasked, call, q, k, v, position, In{m}, Out{call.tensor("o")});
+  const auto mask = find_name(call.tensors, "mask");
+  const bool has_mask = mask != call.tensors.end();
+  const auto* positions = static_cast<const int32_t*>(call.tensor("positions").data);
+  const TensorView &q = call.tensor("q"), &o = call.tensor("o");
+  const In k{call.tensor("k_cache")}, v{call.tensor("v_cache")};
+  for (int64_t t = 0; t < call.dim("T"); ++t) {
+    const In qt{outer_slice(q, t)};
+    const Out ot{outer_slice(o, t)};
+    if (has_mask) {
+      call_kernel(kernel, call, qt, k, v, positions[t], In{outer_slice(mask->second, t)}, ot);
+    } else {
+      call_kernel(unmasked, call, qt, k, v, positions[t], In{TensorView{&zero, DType::float32, {1, 1}, {}}}, ot);
+    }
   }
 }
 
-// Decode (one token) takes the split kernel: tasks (CPU) or blocks (GPU) over (cache split,
-// kv head) that read each k and v row once for all the query heads of the group. More
-// tokens take the general kernel (one task per query head and token).
+// The split kernel: tasks (CPU) or blocks (GPU) over (cache split, kv head) that read each
+// k and v row once for all the query heads of the group. A CPU runs it for every token in
+// turn: for T > 1 the general kernel (one task per query head and token, each score a dot
+// product with its own horizontal sum, every k and v row read once per query head) ran 7x
+// slower than the split kernel per token (Zen 4, T = 64 at S = 2048, cache in L3: 233 ->
+// 32 ms on one thread; docs/performance.md). A GPU runs the general kernel for T > 1 (one
+// launch).
 template <bool Gpu>
 void attention_run(const Call& call) {
   const bool f16 = call.tensor("q").dtype == DType::float16;
-  if (call.dim("T") == 1) {
+  if (!Gpu || call.dim("T") == 1) {
     if (f16) {
       run_decode(NPUKIT_TABLE(Gpu, attention_decode_f16), NPUKIT_TABLE(Gpu, attention_decode_f16_unmasked), call);
     } else {

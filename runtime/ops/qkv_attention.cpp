@@ -193,39 +193,47 @@ const Kernel& pick(bool act_f16, bool w_f16, const Kernel& a32w32, const Kernel&
 }
 
 // Step 2 of both paths: the attention core over the updated caches, query t at position
-// pos + t, from q ([T, Hq, Dh] fp32, rotated) into o.
+// pos + t, from q ([T, Hq, Dh] fp32, rotated) into o. The split kernel (tasks over cache
+// splits and kv heads, each k and v row read once for the group's query heads), as the
+// attention op takes it: for one token, and on a CPU for every token in turn; without a
+// mask its unmasked variant (which does not read m). A GPU runs the general kernel for
+// T > 1.
 template <bool Gpu>
 void attend(const Call& call, const TensorView& q, const TensorView& o) {
   const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
+  const In k{k_cache}, v{v_cache};
+  const bool kv_f16 = k_cache.dtype == DType::float16;
+  const auto it = find_name(call.tensors, "mask");
+  const bool masked = it != call.tensors.end();
+  if (!Gpu || T == 1) {
+    float zero = 0.0f;
+    for (int64_t t = 0; t < T; ++t) {
+      const In qt{outer_slice(q, t)},
+          m{masked ? outer_slice(it->second, t) : TensorView{&zero, DType::float32, {1, 1}, {}}};
+      const Out ot{outer_slice(o, t)};
+      const int32_t position = static_cast<int32_t>(pos + t);
+      if (kv_f16 && masked) {
+        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16), call, qt, k, v, position, m, ot);
+      } else if (kv_f16) {
+        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16_unmasked), call, qt, k, v, position, m, ot);
+      } else if (masked) {
+        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32), call, qt, k, v, position, m, ot);
+      } else {
+        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call, qt, k, v, position, m, ot);
+      }
+    }
+    return;
+  }
   ScratchFrame frame(call);
   RunScratch scratch(call, frame);
   int32_t* positions = frame.take<int32_t>(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
-  // Without a mask: for the general kernel one row of zeros every token repeats (on a GPU
-  // moved once), decode's unmasked kernel reads none.
-  const auto it = find_name(call.tensors, "mask");
-  const In qb{q}, k{k_cache}, v{v_cache},
-      m{it != call.tensors.end() ? it->second : scratch.zero_rows(T, T == 1 ? 1 : s_max)};
+  // Without a mask, one row of zeros every token repeats (moved to the GPU once).
+  const In qb{q}, m{masked ? it->second : scratch.zero_rows(T, s_max)};
   const In p{{positions, DType::int32, {T}, {}}};
   const Out ob{o};
-  const bool kv_f16 = k_cache.dtype == DType::float16;
-  if (T == 1) {
-    // Decode: the split kernel (tasks over cache splits and kv heads, each k and v row read
-    // once for the group's query heads), as the attention op takes for T = 1; without a
-    // mask its unmasked variant (which does not read m).
-    const int32_t position = positions[0];
-    const bool masked = it != call.tensors.end();
-    if (kv_f16 && masked) {
-      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16), call, qb, k, v, position, m, ob);
-    } else if (kv_f16) {
-      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16_unmasked), call, qb, k, v, position, m, ob);
-    } else if (masked) {
-      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32), call, qb, k, v, position, m, ob);
-    } else {
-      call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call, qb, k, v, position, m, ob);
-    }
-  } else if (kv_f16) {
+  if (kv_f16) {
     call_kernel(NPUKIT_TABLE(Gpu, attention_f32_kv_f16), call, qb, k, v, p, m, ob);
   } else {
     call_kernel(NPUKIT_TABLE(Gpu, attention_f32), call, qb, k, v, p, m, ob);
