@@ -374,8 +374,9 @@ AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func posit
 
 }  // namespace npukit::ops
 
-// The attention-core Generators (op `attention`): npukit_attention for any number of
-// tokens, npukit_attention_decode split for decode (the runtime calls it when T = 1).
+// The attention-core Generators (op `attention`): npukit_attention_decode, split, for one
+// token (a CPU calls it for every token in turn, a GPU when T = 1), and npukit_attention
+// for any number of tokens on a GPU.
 // Storage types from `q.type`, `k.type`, `v.type` and `o.type`.
 #include <algorithm>
 
@@ -410,26 +411,11 @@ class AttentionGenerator : public Halide::Generator<AttentionGenerator> {
     Func out("attention_out");
     out(att.d, att.h, att.t) = ops::narrow_from_f32(att.out(att.d, att.h, att.t), o.type(), target);
     o = out;
-    if (target.has_gpu_feature()) {
-      schedules::gpu::schedule_attention(att, out, target);
-      return;
-    }
-
-    // One (head, token) per task: its scores in L1/L2, the max, the exp sums.
-    const int vec = target.natural_vector_size<float>();
-    Var ht("ht");
-    out.fuse(att.h, att.t, ht).parallel(ht);
-    out.vectorize(att.d, vec, TailStrategy::GuardWithIf);
-    // Each score is a dot product along the contiguous head_dim: vectors over d, then a
-    // horizontal sum (vectors over s would gather k with a stride of head_dim).
-    att.score.compute_at(out, ht);
-    att.dot.compute_at(att.score, att.s);
-    att.dot.update().atomic().vectorize(att.rd, vec, TailStrategy::GuardWithIf);
-    att.stats.compute_at(out, ht);
-    att.weight.compute_at(out, ht).vectorize(att.s, vec, TailStrategy::GuardWithIf);
-    att.den.compute_at(out, ht);
-    att.num.compute_at(out, ht).vectorize(att.d, vec, TailStrategy::GuardWithIf);
-    att.num.update().vectorize(att.d, vec, TailStrategy::GuardWithIf);
+    // A CPU runs the split kernel below for every token instead (runtime/ops/attention.cpp:
+    // 7x faster at T = 64 than this algorithm's task per query head and token).
+    _halide_user_assert(target.has_gpu_feature())
+        << "npukit_attention: GPU targets only; CPU tiers run npukit_attention_decode per token\n";
+    schedules::gpu::schedule_attention(att, out, target);
   }
 };
 

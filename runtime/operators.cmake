@@ -40,17 +40,18 @@ foreach (epilogue "f32;scale;float32" "f16;scale;float16" "fixed_point;fixed_poi
   npukit_add_kernel(int8_epilogue_${name} GENERATOR npukit_int8_epilogue PARAMS mode=${mode} y.type=${ty})
 endforeach ()
 
-# The general kernels, and the decode (T = 1) ones in pairs: with a mask, and `_unmasked`
-# for calls without one (which never reads its mask argument). Per q/o and k/v type: the
-# attention op's fp32 and fp16, and qkv_attention's core, fp32 q and o over an fp16 cache
+# The split (decode) kernels in pairs: with a mask, and `_unmasked` for calls without one
+# (which never reads its mask argument); a CPU runs them for every token, a GPU for T = 1.
+# The general kernels (GPU only) for T > 1 on a GPU. Per q/o and k/v type: the attention
+# op's fp32 and fp16, and qkv_attention's core, fp32 q and o over an fp16 cache
 # (`_f32_kv_f16`; over an fp32 cache it runs the fp32 kernels).
 npukit_operator(attention)
 foreach (types "f32;float32;float32" "f16;float16;float16" "f32_kv_f16;float32;float16")
   list(GET types 0 t)
   list(GET types 1 qo)
   list(GET types 2 kv)
-  npukit_add_kernel(attention_${t} GENERATOR npukit_attention
-                    PARAMS q.type=${qo} k.type=${kv} v.type=${kv} o.type=${qo})
+  npukit_add_gpu_kernel(attention_${t} GENERATOR npukit_attention
+                        PARAMS q.type=${qo} k.type=${kv} v.type=${kv} o.type=${qo})
   foreach (m "" _unmasked)
     if (m)
       set(masked masked=false)

@@ -10,9 +10,7 @@
 #include "kernels/attention_decode_f32_gpu.h"
 #include "kernels/attention_decode_f32_unmasked.h"
 #include "kernels/attention_decode_f32_unmasked_gpu.h"
-#include "kernels/attention_f16.h"
 #include "kernels/attention_f16_gpu.h"
-#include "kernels/attention_f32.h"
 #include "kernels/attention_f32_gpu.h"
 #include "runtime/error.h"
 #include "runtime/halide_call.h"
@@ -92,10 +90,12 @@ void attention_run(const Call& call) {
     } else {
       run_decode(NPUKIT_TABLE(Gpu, attention_decode_f32), NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call);
     }
-  } else if (f16) {
-    run_general(NPUKIT_TABLE(Gpu, attention_f16), call);
-  } else {
-    run_general(NPUKIT_TABLE(Gpu, attention_f32), call);
+  } else if constexpr (Gpu) {
+    if (f16) {
+      run_general(kernels::attention_f16_gpu, call);
+    } else {
+      run_general(kernels::attention_f32_gpu, call);
+    }
   }
 }
 

@@ -15,9 +15,7 @@
 #include "kernels/attention_decode_f32_kv_f16_unmasked_gpu.h"
 #include "kernels/attention_decode_f32_unmasked.h"
 #include "kernels/attention_decode_f32_unmasked_gpu.h"
-#include "kernels/attention_f32.h"
 #include "kernels/attention_f32_gpu.h"
-#include "kernels/attention_f32_kv_f16.h"
 #include "kernels/attention_f32_kv_f16_gpu.h"
 #include "kernels/dequantize_rows_f16.h"
 #include "kernels/dequantize_rows_f16_gpu.h"
@@ -192,6 +190,27 @@ const Kernel& pick(bool act_f16, bool w_f16, const Kernel& a32w32, const Kernel&
   return act_f16 ? (w_f16 ? a16w16 : a16w32) : (w_f16 ? a32w16 : a32w32);
 }
 
+// T > 1 on a GPU: the general kernel, one launch for all tokens.
+void attend_tokens_gpu(const Call& call, const TensorView& q, const TensorView& o) {
+  const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
+  const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
+  const In k{k_cache}, v{v_cache};
+  const auto it = find_name(call.tensors, "mask");
+  ScratchFrame frame(call);
+  RunScratch scratch(call, frame);
+  int32_t* positions = frame.take<int32_t>(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
+  // Without a mask, one row of zeros every token repeats (moved to the GPU once).
+  const In qb{q}, m{it != call.tensors.end() ? it->second : scratch.zero_rows(T, s_max)};
+  const In p{{positions, DType::int32, {T}, {}}};
+  const Out ob{o};
+  if (k_cache.dtype == DType::float16) {
+    call_kernel(kernels::attention_f32_kv_f16_gpu, call, qb, k, v, p, m, ob);
+  } else {
+    call_kernel(kernels::attention_f32_gpu, call, qb, k, v, p, m, ob);
+  }
+}
+
 // Step 2 of both paths: the attention core over the updated caches, query t at position
 // pos + t, from q ([T, Hq, Dh] fp32, rotated) into o. The split kernel (tasks over cache
 // splits and kv heads, each k and v row read once for the group's query heads), as the
@@ -200,7 +219,7 @@ const Kernel& pick(bool act_f16, bool w_f16, const Kernel& a32w32, const Kernel&
 // T > 1.
 template <bool Gpu>
 void attend(const Call& call, const TensorView& q, const TensorView& o) {
-  const int64_t T = call.dim("T"), s_max = call.dim("S_max"), pos = call.params.integer("pos");
+  const int64_t T = call.dim("T"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   const In k{k_cache}, v{v_cache};
   const bool kv_f16 = k_cache.dtype == DType::float16;
@@ -225,19 +244,7 @@ void attend(const Call& call, const TensorView& q, const TensorView& o) {
     }
     return;
   }
-  ScratchFrame frame(call);
-  RunScratch scratch(call, frame);
-  int32_t* positions = frame.take<int32_t>(static_cast<size_t>(T));
-  for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(pos + t);
-  // Without a mask, one row of zeros every token repeats (moved to the GPU once).
-  const In qb{q}, m{masked ? it->second : scratch.zero_rows(T, s_max)};
-  const In p{{positions, DType::int32, {T}, {}}};
-  const Out ob{o};
-  if (kv_f16) {
-    call_kernel(NPUKIT_TABLE(Gpu, attention_f32_kv_f16), call, qb, k, v, p, m, ob);
-  } else {
-    call_kernel(NPUKIT_TABLE(Gpu, attention_f32), call, qb, k, v, p, m, ob);
-  }
+  if constexpr (Gpu) attend_tokens_gpu(call, q, o);
 }
 
 // The int8 weights a run reads: a prepared op's packed constants with the call's scales, or
