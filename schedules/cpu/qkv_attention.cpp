@@ -14,10 +14,10 @@ constexpr int kRows = 8;
 // are one contiguous stream instead of 8 rows' streams restarting every row. qkv_attention
 // decode, fp16 weights, Zen 4, one thread, of read bandwidth: avx512 0.82-0.83 -> 0.96-1.03
 // with 32 partial sums per row (two zmm chains; 48 the same, 64 0.90-0.98, one chain 0.88),
-// avx2 0.72 -> 0.98 with 64 (48 0.92, 32 0.81, 128 0.72-0.85). fp32
-// weights keep the blocks (one row: avx2 0.90 -> 0.85, sse41 0.82 -> 0.66, avx512 the same
-// within the noise), as do fp16 weights without F16C (their widening bounds them).
-// 16 rows per parallel task: tasks of one row lost half the speed on two threads.
+// avx2 0.72 -> 0.98 with 64 (48 0.92, 32 0.81, 128 0.72-0.85). fp32 weights keep the
+// blocks (one row: avx2 0.90 -> 0.85, sse41 0.82 -> 0.66, avx512 the same within the
+// noise), as do fp16 weights without F16C (their widening bounds them). 16 rows per
+// parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
 
 // A block of `rows` rows of `lin` computed at `at`, its partial sums in registers:
