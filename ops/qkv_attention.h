@@ -191,16 +191,17 @@ std::tuple<Halide::Func, Halide::Func, Halide::Func> bind_rope_outputs(Gen& g, c
 
 // x · wᵀ of Generator `g`'s inputs x (K, T) and w (K, N), widened to fp32, with the
 // partial-sum lanes of the target's schedules (a CPU may sum one token's rows its own way).
-// On a CPU schedule_linear computes whole blocks of rows: the rows past the last read the
-// last (linear_weight_row) and are never stored.
+// On a CPU schedule_linear computes whole blocks of rows and tokens: the rows (tokens) past
+// the last read the last (linear_clamp) and are never stored.
 template <class Gen>
 ops::LinearForTokens define_linear_of_inputs(Gen& g, const Halide::Target& target) {
   using namespace Halide;
   Var c, r, t;
   Func xf("xf"), wf("wf");
   const bool gpu = target.has_gpu_feature();
-  xf(c, t) = ops::widen_to_f32(g.x(c, t), target);
-  Expr row = gpu ? Expr(r) : schedules::cpu::linear_weight_row(r, g.w.dim(1).extent());
+  Expr token = gpu ? Expr(t) : schedules::cpu::linear_clamp(t, g.x.dim(1).extent());
+  Expr row = gpu ? Expr(r) : schedules::cpu::linear_clamp(r, g.w.dim(1).extent());
+  xf(c, t) = ops::widen_to_f32(g.x(c, token), target);
   wf(c, r) = ops::widen_to_f32(g.w(c, row), target);
   const int lanes = gpu ? schedules::gpu::linear_lanes(target) : schedules::cpu::linear_lanes(target);
   const int one_token_lanes = gpu ? 0 : schedules::cpu::linear_one_token_lanes(target, g.w.type());
@@ -234,7 +235,7 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     if (target.has_gpu_feature()) {
       schedules::gpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, target);
+      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.type(), target);
     }
   }
 };
@@ -295,7 +296,7 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     if (target.has_gpu_feature()) {
       schedules::gpu::schedule_linear(lin.tokens, out, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_linear(lin, out, target);
+      schedules::cpu::schedule_linear(lin, out, w.type(), target);
     }
   }
 };

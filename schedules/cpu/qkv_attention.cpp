@@ -20,56 +20,81 @@ constexpr int kRows = 8;
 // parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
 
-// A block of `rows` rows of `lin` computed at `at`, its partial sums in registers:
-// MemoryType::Register needs every access at a constant index, so all of a block's rows
-// are computed (bound_extent) and unrolled in every stage. As a stack buffer, each FMA
-// loaded and stored its accumulator (the heavier loop kept fewer weight loads in flight:
-// 0.68 of read bandwidth against 0.74, M = 1, K = N = 4096, fp16 weights, one thread on Zen 4).
-void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows) {
-  lin.out.compute_at(at).bound_extent(lin.n, rows).unroll(lin.n);
-  lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n);
-  lin.out.update(1).unroll(lin.n);
-  lin.part.compute_at(at).store_in(MemoryType::Register).bound_extent(lin.n, rows).unroll(lin.n).vectorize(lin.l);
-  lin.part.update().reorder(lin.l, lin.n, lin.rk).unroll(lin.n).vectorize(lin.l);
+// T > 1: blocks of kRows rows × prefill_tokens tokens, one vector of partial sums per (row,
+// token), so that each weight vector, widened once, serves that many FMAs: two tokens with
+// AVX-512's 32 registers (16 accumulators; qkv_attention chunk64, fp16 weights, Zen 4: 145
+// -> 108 ms one thread, 73 -> 56 ms two), one with AVX2's 16.
+int prefill_tokens(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 2 : 1; }
+
+// One token with fp16 weights widened by F16C runs one row at a time with several vectors
+// of partial sums; else the blocks of kRows rows, one vector each.
+bool one_token_by_row(const Target& target, const Type& weights) {
+  return weights == Float(16) && target.has_feature(Target::F16C);
+}
+
+// A block of `rows` rows × `tokens` tokens of `lin` computed at `at`, its partial sums in
+// registers: MemoryType::Register needs every access at a constant index, so all of a
+// block's rows and tokens are computed (bound_extent) and unrolled in every stage. As a
+// stack buffer, each FMA loaded and stored its accumulator (the heavier loop kept fewer
+// weight loads in flight: 0.68 of read bandwidth against 0.74, M = 1, K = N = 4096, fp16
+// weights, one thread on Zen 4).
+void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens) {
+  lin.out.compute_at(at).bound_extent(lin.n, rows).bound_extent(lin.t, tokens).unroll(lin.n).unroll(lin.t);
+  lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n).unroll(lin.t);
+  lin.out.update(1).unroll(lin.n).unroll(lin.t);
+  lin.part.compute_at(at)
+      .store_in(MemoryType::Register)
+      .bound_extent(lin.n, rows)
+      .bound_extent(lin.t, tokens)
+      .unroll(lin.n)
+      .unroll(lin.t)
+      .vectorize(lin.l);
+  lin.part.update().reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
 }
 }  // namespace
 
 int linear_lanes(const Target& target) { return target.natural_vector_size<float>(); }
 
 int linear_one_token_lanes(const Target& target, const Type& weights) {
-  if (weights != Float(16) || !target.has_feature(Target::F16C)) return 0;
-  return target.natural_vector_size<float>() >= 16 ? 32 : 64;
+  const int vec = target.natural_vector_size<float>();
+  if (!one_token_by_row(target, weights)) return vec;
+  return vec >= 16 ? 32 : 64;
 }
 
-Expr linear_weight_row(Expr r, Expr n_rows) { return min(r, n_rows - 1); }
+Expr linear_clamp(Expr i, Expr n) { return min(i, n - 1); }
 
-void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Target& target) {
-  (void)target;
-  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr");
-  // Both versions share the loop names no (parallel tasks) > nb (blocks) > t > nr (a
-  // block's rows), so each Linear has its level in either; Halide skips the one the select
-  // does not take. GuardWithIf, not ShiftInwards: a shifted last block would recompute rows
-  // of its neighbour's in a different unrolled position, whose code (FMA contraction) need
-  // not give the same bits, and the two parallel blocks' stores then race: `npukit gate
-  // --repeat` saw k_cache rows change between runs on 2 threads (avx2, 20 rows). Each row
-  // has one owner now.
+void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weights, const Target& target) {
+  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr"), tt("tt"), ti("ti");
+  // Both versions share the loop names no (parallel tasks) > nb (blocks) > tt (token
+  // blocks) > ti > nr (a block's rows), so each Linear has its level in either; Halide
+  // skips the one the select does not take. GuardWithIf, not ShiftInwards: a shifted last
+  // block would recompute rows of its neighbour's in a different unrolled position, whose
+  // code (FMA contraction) need not give the same bits, and the two parallel blocks' stores
+  // then race: `npukit gate --repeat` saw k_cache rows change between runs on 2 threads
+  // (avx2, 20 rows). Each row has one owner now.
   const TailStrategy guard = TailStrategy::GuardWithIf;
-  const bool one_token = lin.one_token.lanes > 0;
-  if (one_token) {
-    wrapper.specialize(lin.T == 1)
-        .split(n, no, ni, kOneTokenTaskRows, guard)
-        .split(ni, nb, nr, 1, guard)
-        .reorder(nr, t, nb, no)
-        .parallel(no);
-  }
-  wrapper.split(n, no, ni, kRows, guard).split(ni, nb, nr, kRows, guard).reorder(nr, t, nb, no).parallel(no);
-  schedule_block(lin.tokens, LoopLevel(wrapper, t), kRows);
-  if (one_token) schedule_block(lin.one_token, LoopLevel(wrapper, nr), 1);
+  // Both blocks have kRows rows (or fewer), so that the bounds each Linear declares cover
+  // what either version asks of it, even where Halide then skips it.
+  const bool by_row = one_token_by_row(target, weights);
+  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? 1 : kRows, tokens = prefill_tokens(target);
+  wrapper.specialize(lin.T == 1)
+      .split(n, no, ni, task, guard)
+      .split(ni, nb, nr, rows, guard)
+      .split(t, tt, ti, 1, guard)
+      .reorder(nr, ti, tt, nb, no)
+      .parallel(no);
+  wrapper.split(n, no, ni, kRows, guard)
+      .split(ni, nb, nr, kRows, guard)
+      .split(t, tt, ti, tokens, guard)
+      .reorder(nr, ti, tt, nb, no)
+      .parallel(no);
+  schedule_block(lin.tokens, LoopLevel(wrapper, tt), kRows, tokens);
+  schedule_block(lin.one_token, LoopLevel(wrapper, by_row ? nr : ti), rows, 1);
 }
 
-void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Target& target) {
+void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Type& weights, const Target& target) {
   a.rows.compute_root();
-  schedule_linear(a.proj, a.rows, target);
+  schedule_linear(a.proj, a.rows, weights, target);
   schedule_rope_outputs(a, q, k_new, v_new, target);
 }
 

@@ -10,29 +10,31 @@ namespace npukit::schedules::cpu {
 int linear_lanes(const Halide::Target& target);
 
 // The same for one token (LinearForTokens::one_token) over `weights` (their storage
-// type): several vectors, so that one row's FMA chains cover the FMA latency; 0 where one
-// token runs the blocks of T tokens too.
+// type): several vectors for fp16 weights widened by F16C, which one token reads one row
+// at a time (so that one row's FMA chains cover the FMA latency), else one.
 int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& weights);
 
 // The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
-// output, or a root copy), its partial sums in registers. One token (decode), where
-// lin.one_token is defined, runs it one row at a time, 16 rows per parallel task, so that
-// each weight is read exactly once, in one contiguous stream per task. Otherwise (and
-// T > 1) lin.tokens runs in blocks of 8
-// rows, one task each, per token one vector of partial sums per row, the rows unrolled: the
-// block's weights (8 · K elements) stay in L1/L2 while every token passes over them. Every
-// block computes all its rows (the last block and fewer rows than a block too): the weights
-// must be read at linear_weight_row, and the wrapper stores only the rows that exist.
-void schedule_linear(ops::LinearForTokens& lin, Halide::Func wrapper, const Halide::Target& target);
+// output, or a root copy), its partial sums in registers. One token (decode) runs
+// lin.one_token: for fp16 weights widened by F16C one row at a time, 16 rows per parallel
+// task, so that each weight is read exactly once, in one contiguous stream per task; else
+// blocks of 8 rows, one task each, the rows unrolled. T > 1 runs lin.tokens in blocks of 8
+// rows × 2 tokens (AVX-512; 1 token on AVX2 and SSE), one task per 8 rows: the block's
+// weights (8 · K elements) stay in L1/L2 while every token passes over them, and each
+// weight vector serves the block's tokens. Every block computes all its rows and tokens
+// (the last block, fewer rows than a block and an odd T too): w and x must be read at
+// linear_clamp, and the wrapper stores only the rows and tokens that exist.
+void schedule_linear(ops::LinearForTokens& lin, Halide::Func wrapper, const Halide::Type& weights,
+                     const Halide::Target& target);
 
-// The weight row that output row `r` of schedule_linear reads: r, or the last of `n_rows`
-// for the rows past it that a partial block computes and never stores.
-Halide::Expr linear_weight_row(Halide::Expr r, Halide::Expr n_rows);
+// The weight row (or token of x) that index `i` of a schedule_linear block reads: i, or the
+// last of `n` for the rows (tokens) past it that a partial block computes and never stores.
+Halide::Expr linear_clamp(Halide::Expr i, Halide::Expr n);
 
 // The QKV projection (schedule_linear on the whole w_qkv), then the (cos, sin) table and the
 // rotations, small next to the weights; the three outputs vectorized along head_dim.
 void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new,
-                       const Halide::Target& target);
+                       const Halide::Type& weights, const Halide::Target& target);
 
 // The int8 path's QKV step: the dequantized rows (ops::define_qkv_rope_of_rows) computed
 // once, vectorized, then the same rotations and stores.
