@@ -16,6 +16,7 @@
 #include "runtime/halide_call.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/kernel_call.h"
+#include "runtime/ops/split_attention.h"
 #include "runtime/registry.h"
 #include "runtime/scratch_arena.h"
 
@@ -52,26 +53,15 @@ void run_general(const Kernel& kernel, const Call& call) {
               In{call.tensor("positions")}, In{mask_of(call, scratch)}, Out{call.tensor("o")});
 }
 
-// The split kernel, token by token: query t ([1, Hq, Dh] of q and o) at its position as a
-// scalar (check() has kept it inside the cache) with its mask row; without a mask, the
-// unmasked kernel, which never reads its mask argument (one zero here).
+// The split kernel, token by token, at the tokens' positions (check() has kept them inside
+// the cache).
 template <class Kernel, class UnmaskedKernel>
 void run_decode(const Kernel& kernel, const UnmaskedKernel& unmasked, const Call& call) {
-  float zero = 0.0f;
   const auto mask = find_name(call.tensors, "mask");
-  const bool has_mask = mask != call.tensors.end();
   const auto* positions = static_cast<const int32_t*>(call.tensor("positions").data);
-  const TensorView &q = call.tensor("q"), &o = call.tensor("o");
-  const In k{call.tensor("k_cache")}, v{call.tensor("v_cache")};
-  for (int64_t t = 0; t < call.dim("T"); ++t) {
-    const In qt{outer_slice(q, t)};
-    const Out ot{outer_slice(o, t)};
-    if (has_mask) {
-      call_kernel(kernel, call, qt, k, v, positions[t], In{outer_slice(mask->second, t)}, ot);
-    } else {
-      call_kernel(unmasked, call, qt, k, v, positions[t], In{TensorView{&zero, DType::float32, {1, 1}, {}}}, ot);
-    }
-  }
+  attend_token_by_token(kernel, unmasked, call, call.tensor("q"), call.tensor("k_cache"), call.tensor("v_cache"),
+                        mask != call.tensors.end() ? &mask->second : nullptr,
+                        [&](int64_t t) { return positions[t]; }, call.tensor("o"));
 }
 
 // The split kernel: tasks (CPU) or blocks (GPU) over (cache split, kv head) that read each

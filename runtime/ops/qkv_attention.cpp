@@ -50,6 +50,7 @@
 #include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
+#include "runtime/ops/split_attention.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
@@ -214,33 +215,24 @@ void attend_tokens_gpu(const Call& call, const TensorView& q, const TensorView& 
 // Step 2 of both paths: the attention core over the updated caches, query t at position
 // pos + t, from q ([T, Hq, Dh] fp32, rotated) into o. The split kernel (tasks over cache
 // splits and kv heads, each k and v row read once for the group's query heads), as the
-// attention op takes it: for one token, and on a CPU for every token in turn; without a
-// mask its unmasked variant (which does not read m). A GPU runs the general kernel for
-// T > 1.
+// attention op takes it: for one token, and on a CPU for every token in turn
+// (runtime/ops/split_attention.h). A GPU runs the general kernel for T > 1.
 template <bool Gpu>
 void attend(const Call& call, const TensorView& q, const TensorView& o) {
   const int64_t T = call.dim("T"), pos = call.params.integer("pos");
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
-  const In k{k_cache}, v{v_cache};
   const bool kv_f16 = k_cache.dtype == DType::float16;
-  const auto it = find_name(call.tensors, "mask");
-  const bool masked = it != call.tensors.end();
   if (!Gpu || T == 1) {
-    float zero = 0.0f;
-    for (int64_t t = 0; t < T; ++t) {
-      const In qt{outer_slice(q, t)},
-          m{masked ? outer_slice(it->second, t) : TensorView{&zero, DType::float32, {1, 1}, {}}};
-      const Out ot{outer_slice(o, t)};
-      const int32_t position = static_cast<int32_t>(pos + t);
-      if (kv_f16 && masked) {
-        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16), call, qt, k, v, position, m, ot);
-      } else if (kv_f16) {
-        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16_unmasked), call, qt, k, v, position, m, ot);
-      } else if (masked) {
-        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32), call, qt, k, v, position, m, ot);
-      } else {
-        call_kernel(NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked), call, qt, k, v, position, m, ot);
-      }
+    const auto it = find_name(call.tensors, "mask");
+    const TensorView* mask = it != call.tensors.end() ? &it->second : nullptr;
+    auto position_of = [pos](int64_t t) { return static_cast<int32_t>(pos + t); };
+    if (kv_f16) {
+      attend_token_by_token(NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16),
+                            NPUKIT_TABLE(Gpu, attention_decode_f32_kv_f16_unmasked), call, q, k_cache, v_cache, mask,
+                            position_of, o);
+    } else {
+      attend_token_by_token(NPUKIT_TABLE(Gpu, attention_decode_f32), NPUKIT_TABLE(Gpu, attention_decode_f32_unmasked),
+                            call, q, k_cache, v_cache, mask, position_of, o);
     }
     return;
   }

@@ -1,0 +1,35 @@
+// The split (decode) attention kernel run token by token, as the attention op and
+// qkv_attention both run it for T > 1 on a CPU (and for T = 1 everywhere): query t
+// ([1, Hq, Dh] views of q and o) at its position as a scalar, with its mask row.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/kernel_call.h"
+#include "runtime/tensor.h"
+
+namespace npukit {
+
+// For each token t of q ([T, Hq, Dh]): `masked` with mask row t where the call has a
+// mask, else `unmasked` (which never reads its mask argument: one zero here), at
+// position_of(t) (kept inside the cache by the caller's checks).
+template <class Masked, class Unmasked, class PositionOf>
+void attend_token_by_token(const Masked& masked, const Unmasked& unmasked, const Call& call, const TensorView& q,
+                           const TensorView& k, const TensorView& v, const TensorView* mask, PositionOf position_of,
+                           const TensorView& o) {
+  float zero = 0.0f;
+  const TensorView no_mask{&zero, DType::float32, {1, 1}, {}};
+  const In kc{k}, vc{v};
+  for (int64_t t = 0; t < q.shape[0]; ++t) {
+    const In qt{outer_slice(q, t)};
+    const Out ot{outer_slice(o, t)};
+    const int32_t position = position_of(t);
+    if (mask) {
+      call_kernel(masked, call, qt, kc, vc, position, In{outer_slice(*mask, t)}, ot);
+    } else {
+      call_kernel(unmasked, call, qt, kc, vc, position, In{no_mask}, ot);
+    }
+  }
+}
+
+}  // namespace npukit
