@@ -162,6 +162,11 @@ BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f16, DType::float16)
     ->Arg(2048)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_qkv_attention_chunk64, f32, DType::float32)
+    ->ArgName("S")
+    ->Arg(2048)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace npukit::bench

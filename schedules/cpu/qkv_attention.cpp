@@ -20,11 +20,19 @@ constexpr int kRows = 8;
 // parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
 
-// T > 1: blocks of kRows rows × prefill_tokens tokens, one vector of partial sums per (row,
-// token), so that each weight vector, widened once, serves that many FMAs: two tokens with
-// AVX-512's 32 registers (16 accumulators; qkv_attention chunk64, fp16 weights, Zen 4: 145
-// -> 108 ms one thread, 73 -> 56 ms two), one with AVX2's 16.
-int prefill_tokens(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 2 : 1; }
+// T > 1: blocks of rows × tokens, one vector of partial sums each, so that each weight
+// vector (widened once, for fp16) serves `tokens` FMAs and each x value `rows`: 24
+// accumulators of AVX-512's 32 registers, 12 of AVX2's and SSE's 16. qkv_attention
+// chunk64 at S = 2048 on Zen 4, one thread, fp16 weights: avx512 8 × 2 104-106 ms, 4 × 4
+// 89-92, 4 × 6 85-88 (4 × 5, 4 × 7, 2 × 8 and 4 × 8 slower); avx2 8 × 1 189 ms, 4 × 2 and
+// 2 × 4 128-135, 2 × 6 112-119 (3 × 4, 2 × 7, 1 × 8 slower). fp32 weights, avx512: 8 × 2
+// 117-138 -> 4 × 6 102-107 ms.
+struct PrefillBlock {
+  int rows, tokens;
+};
+PrefillBlock prefill_block(const Target& target) {
+  return target.natural_vector_size<float>() >= 16 ? PrefillBlock{4, 6} : PrefillBlock{2, 6};
+}
 
 // One token with fp16 weights widened by F16C runs one row at a time with several vectors
 // of partial sums; else the blocks of kRows rows, one vector each.
@@ -64,31 +72,40 @@ int linear_one_token_lanes(const Target& target, const Type& weights) {
 Expr linear_clamp(Expr i, Expr n) { return min(i, n - 1); }
 
 void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weights, const Target& target) {
-  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nr("nr"), tt("tt"), ti("ti");
-  // Both versions share the loop names no (parallel tasks) > nb (blocks) > tt (token
-  // blocks) > ti > nr (a block's rows), so each Linear has its level in either; Halide
-  // skips the one the select does not take. GuardWithIf, not ShiftInwards: a shifted last
-  // block would recompute rows of its neighbour's in a different unrolled position, whose
-  // code (FMA contraction) need not give the same bits, and the two parallel blocks' stores
-  // then race: `npukit gate --repeat` saw k_cache rows change between runs on 2 threads
-  // (avx2, 20 rows). Each row has one owner now.
+  Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nq("nq"), nr("nr"), tt("tt"),
+      ti("ti");
+  // Both versions have the loops no (parallel tasks) > nb (blocks) and tt (token blocks),
+  // ti (one token) and nr (rows): each Linear is computed at tt (tokens) or ti (one_token)
+  // in either version, and Halide skips the one the select does not take. Its bounds still
+  // hold in the version that skips it: tokens' block (prefill rows × tokens) must cover
+  // what tt spans there, and one_token's (rows × 1) what ti spans. GuardWithIf, not
+  // ShiftInwards: a shifted last block would recompute rows of its neighbour's in a
+  // different unrolled position, whose code (FMA contraction) need not give the same bits,
+  // and the two parallel blocks' stores then race: `npukit gate --repeat` saw k_cache rows
+  // change between runs on 2 threads (avx2, 20 rows). Each row has one owner now.
   const TailStrategy guard = TailStrategy::GuardWithIf;
-  // Both blocks have kRows rows (or fewer), so that the bounds each Linear declares cover
-  // what either version asks of it, even where Halide then skips it.
   const bool by_row = one_token_by_row(target, weights);
-  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? 1 : kRows, tokens = prefill_tokens(target);
-  wrapper.specialize(lin.T == 1)
-      .split(n, no, ni, task, guard)
-      .split(ni, nb, nr, rows, guard)
-      .split(t, tt, ti, 1, guard)
-      .reorder(nr, ti, tt, nb, no)
-      .parallel(no);
+  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? 1 : kRows;
+  const PrefillBlock prefill = prefill_block(target);
+  // T = 1: tasks of `task` rows, blocks of `rows`; one_token at ti spans the block. Where
+  // the block has more rows than a prefill block, tt sits inside a further split of it
+  // (nq), so that it spans no more rows than tokens' block.
+  Stage one = wrapper.specialize(lin.T == 1);
+  one.split(n, no, ni, task, guard).split(ni, nb, nr, rows, guard).split(t, tt, ti, 1, guard);
+  if (rows > prefill.rows) {
+    one.split(nr, nq, nr, prefill.rows, guard).reorder(nr, tt, nq, ti, nb, no);
+  } else {
+    one.reorder(nr, ti, tt, nb, no);
+  }
+  one.parallel(no);
+  // T > 1: tasks of kRows rows, blocks of prefill rows × tokens at tt; ti (one token of
+  // the block) spans the block's rows, within one_token's.
   wrapper.split(n, no, ni, kRows, guard)
-      .split(ni, nb, nr, kRows, guard)
-      .split(t, tt, ti, tokens, guard)
+      .split(ni, nb, nr, prefill.rows, guard)
+      .split(t, tt, ti, prefill.tokens, guard)
       .reorder(nr, ti, tt, nb, no)
       .parallel(no);
-  schedule_block(lin.tokens, LoopLevel(wrapper, tt), kRows, tokens);
+  schedule_block(lin.tokens, LoopLevel(wrapper, tt), prefill.rows, prefill.tokens);
   schedule_block(lin.one_token, LoopLevel(wrapper, by_row ? nr : ti), rows, 1);
 }
 
