@@ -17,8 +17,13 @@ inline constexpr int kInt4SubGroup = 32;
 struct Int4Gemm {
   Halide::Var j{"j"}, c{"c"}, nb{"nb"}, g{"g"}, t{"t"}, m{"m"}, n{"n"};
   bool int8 = true;
-  // int8: the (pair element, nibble half, k block) of one 32-k sub-group. float: (nibble
-  // half, k block) of one group.
+  // int8 on a target with vpdpbusd (Halide 14's sapphirerapids feature): each group's sum
+  // is one int32 reduction of 4-k dot products (`r` is (byte, nibble half, k block of the
+  // group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
+  // consecutive k, unsigned, against four int8 activations, which is vpdpbusd's u8 × s8.
+  bool dot4 = false;
+  // int8: the (pair element, nibble half, k block) of one 32-k sub-group; dot4: (byte,
+  // nibble half, k block) of one group. float: (nibble half, k block) of one group.
   Halide::RDom r;
   Halide::RDom groups;  // (g): the groups of K, in k order
   Halide::RDom subs;    // int8: the 32-k sub-groups of a group
@@ -72,6 +77,7 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_po
                           Expr group, Expr n_groups, Type out_type, const Target& target) {
   Int4Gemm op;
   op.int8 = a_type == Int(8);
+  op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
   Var j = op.j, c = op.c, nb = op.nb, g = op.g, t = op.t, m = op.m, n = op.n;
   // The unsigned nibble u of byte j, channel c, k block kb: half 0 is the low nibble. With
   // zero points, q − zp = u − zp; without, nibble_xor = 0x88 makes u = q + 8, and zp = 8.
@@ -84,6 +90,16 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_po
     RDom rk(0, group, "rk");
     op.a_sums(g, m) = 0;
     op.a_sums(g, m) += cast<int32_t>(a(g * group + rk, m));
+  }
+  if (op.dot4) {
+    op.r = RDom(0, 4, 0, 2, 0, group / 8, "r");
+    Expr kb = g * (group / 8) + op.r.z;
+    Expr u = nibble(op.r.x, op.r.y, c, kb, nb);
+    Expr x = a(8 * kb + 4 * op.r.y + op.r.x, m);
+    // Σ a · u − zp · Σ a, exact in int32 as below.
+    op.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
+    op.group_sums(c, nb, g, m) += cast<int32_t>(u) * cast<int32_t>(x);
+  } else if (op.int8) {
     constexpr int kBlocks = kInt4SubGroup / 8;  // k blocks of 8 (4 bytes) per sub-group
     op.r = RDom(0, 2, 0, 2, 0, kBlocks, "r");
     Expr kb = t * kBlocks + op.r.z;

@@ -17,6 +17,7 @@
 #include "golden/weight_quant.h"
 #include "layouts/int4_group.h"
 #include "runtime/bind.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/registry.h"
@@ -32,6 +33,44 @@ TEST_P(Int4GemmGate, EveryCasePasses) { expect_every_case_passes(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Cpu, Int4GemmGate,
                          testing::ValuesIn(gate_matrix("int4_gemm", {"int8", "float32", "float16"}, {"boundary", "shape"})),
                          gate_cell_name);
+
+// The int8-activation kernels' AVX-512 tiers, each forced, on every input class: the best
+// one the CPU runs is what the cells above reach through "cpu", the other (avx512 on a CPU
+// with VNNI) ships too. On a CPU that lacks a tier its cases cannot run: each must be
+// refused (UNSUPPORTED, naming the missing features), and the cell says how many and which
+// were not runnable here instead of passing.
+class Int4GemmAvx512Gate : public testing::TestWithParam<GateCell> {};
+
+TEST_P(Int4GemmAvx512Gate, EveryCasePassesOrIsNotRunnableHere) {
+  const GateCell& cell = GetParam();
+  const std::string tier = cell.target.substr(cell.target.find(':') + 1);
+  if (cpu_runs_tier(tier)) {
+    expect_every_case_passes(cell);
+    return;
+  }
+  const auto results = run_cell(cell);
+  ASSERT_FALSE(results.empty());
+  std::string names;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, golden::Status::unsupported) << r.case_name << ": " << r.error;
+    EXPECT_NE(r.error.find("lacks"), std::string::npos) << r.case_name << ": " << r.error;
+    names += "\n  " + r.case_name;
+  }
+  GTEST_SKIP() << "not runnable on this CPU (" << describe(cpu_features()) << "): " << results.size() << " cases of "
+               << cell.target << " " << cell.dtype << " " << cell.input_class << ":" << names;
+}
+
+std::vector<GateCell> avx512_cells() {
+  std::vector<GateCell> out;
+  for (const char* target : {"cpu:avx512_vnni", "cpu:avx512"}) {
+    for (const char* cls : {"normal", "boundary", "overflow", "nan_inf", "shape"}) {
+      out.push_back({"int4_gemm", target, "int8", cls});
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Avx512, Int4GemmAvx512Gate, testing::ValuesIn(avx512_cells()), gate_cell_name);
 
 // One call's tensors: a [M, K] (int8 or float32), w [N, ceil(K/2)], fp32 scales, optional
 // zero points and a_scales, y float32.

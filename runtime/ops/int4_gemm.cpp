@@ -159,15 +159,27 @@ void int4_gemm_run(const Call& call) {
   auto run = [&](const auto& kernel) {
     call_kernel(kernel, call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor, g, Out{y});
   };
+  // The float-activation kernels have no dot products for vpdpbusd and so no avx512_vnni
+  // tier: a call forced onto it runs them on avx512.
+  Call where;  // only the target and tier matter to call_kernel
+  const bool float_on_vnni = a.dtype != DType::int8 && call.tier == "avx512_vnni";
+  if (float_on_vnni) {
+    where.target = call.target;
+    where.tier = "avx512";
+  }
+  auto run_float = [&](const auto& kernel) {
+    call_kernel(kernel, float_on_vnni ? where : call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view},
+                nibble_xor, g, Out{y});
+  };
   switch (a.dtype) {
     case DType::int8:
       f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f32));
       break;
     case DType::float16:
-      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f32));
+      f16_out ? run_float(NPUKIT_TABLE(Gpu, int4_gemm_f16_f16)) : run_float(NPUKIT_TABLE(Gpu, int4_gemm_f16_f32));
       break;
     default:
-      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f32));
+      f16_out ? run_float(NPUKIT_TABLE(Gpu, int4_gemm_f32_f16)) : run_float(NPUKIT_TABLE(Gpu, int4_gemm_f32_f32));
       break;
   }
 }
@@ -226,7 +238,7 @@ OpSpec make_spec() {
     return PackedConstant{std::shared_ptr<const PackedZeroPoints>(p), p->data.data()};
   };
   op.kernels = {{"cpu", int4_gemm_run<false>}, {"gpu-opencl", int4_gemm_run<true>}, {"gpu-cuda", int4_gemm_run<true>}};
-  op.cpu_tiers = {"avx512", "avx2", "sse41"};
+  op.cpu_tiers = {"avx512_vnni", "avx512", "avx2", "sse41"};
   op.cuda_tensors = true;  // a, y and a_scales without copies; the host_data tensors above copied back
   return op;
 }

@@ -39,7 +39,19 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
       .unroll(c)
       .unroll(nb);
   op.acc.update().reorder(c, nb, op.groups.x).vectorize(c, vec).unroll(c).unroll(nb);
-  if (op.int8) {
+  if (op.dot4) {
+    // Each 64-byte load of a block (16 channels × 4 bytes) gives two vpdpbusd, its low and
+    // its high nibbles against a broadcast 4 bytes of a.
+    op.a_sums.compute_root();
+    in_registers(op.group_sums, op.acc, op.groups.x, 0);
+    op.group_sums.update()
+        .reorder(op.r.x, c, nb, op.r.y, op.r.z)
+        .atomic()
+        .vectorize(op.r.x)
+        .vectorize(c)
+        .unroll(nb)
+        .unroll(op.r.y);
+  } else if (op.int8) {
     op.a_sums.compute_root();
     in_registers(op.group_sums, op.acc, op.groups.x, 0);
     op.group_sums.update().reorder(c, nb, op.subs.x).vectorize(c, vec).unroll(c).unroll(nb);
