@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cpu_features.h"
 #include "runtime/registry.h"
 #include "tools/gate/gate.h"
 
@@ -54,6 +55,29 @@ inline void expect_every_case_passes(const GateCell& cell) {
         << r.case_name << ": " << golden::status_name(r.status) << " " << r.summary << " " << r.error
         << "\n  repro: " << r.repro;
   }
+}
+
+// A cell forced onto a tier this CPU may lack: where the CPU runs `tier`, every case
+// passes; where it does not, each case must be refused (UNSUPPORTED, its error containing
+// `refusal`), and the cell is skipped saying how many and which cases were not runnable
+// here, never passed.
+inline void expect_every_case_passes_or_is_not_runnable(const GateCell& cell, const std::string& tier,
+                                                        const std::string& refusal) {
+  if (cpu_runs_tier(tier)) {
+    expect_every_case_passes(cell);
+    return;
+  }
+  const auto results = run_cell(cell);
+  ASSERT_FALSE(results.empty());
+  std::string names;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.status, golden::Status::unsupported) << r.case_name << ": " << r.error;
+    EXPECT_NE(r.error.find(refusal), std::string::npos) << r.case_name << ": " << r.error;
+    names += "\n  " + r.case_name;
+  }
+  GTEST_SKIP() << "not runnable on this CPU (no " << tier << ": " << describe(cpu_features()) << "): "
+               << results.size() << " cases of " << cell.target << " " << cell.dtype << " " << cell.input_class << ":"
+               << names;
 }
 
 inline std::string gate_cell_name(const testing::TestParamInfo<GateCell>& info) {

@@ -17,7 +17,6 @@
 #include "golden/weight_quant.h"
 #include "layouts/int4_group.h"
 #include "runtime/bind.h"
-#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/registry.h"
@@ -43,21 +42,7 @@ class Int4GemmAvx512Gate : public testing::TestWithParam<GateCell> {};
 
 TEST_P(Int4GemmAvx512Gate, EveryCasePassesOrIsNotRunnableHere) {
   const GateCell& cell = GetParam();
-  const std::string tier = cell.target.substr(cell.target.find(':') + 1);
-  if (cpu_runs_tier(tier)) {
-    expect_every_case_passes(cell);
-    return;
-  }
-  const auto results = run_cell(cell);
-  ASSERT_FALSE(results.empty());
-  std::string names;
-  for (const auto& r : results) {
-    EXPECT_EQ(r.status, golden::Status::unsupported) << r.case_name << ": " << r.error;
-    EXPECT_NE(r.error.find("lacks"), std::string::npos) << r.case_name << ": " << r.error;
-    names += "\n  " + r.case_name;
-  }
-  GTEST_SKIP() << "not runnable on this CPU (" << describe(cpu_features()) << "): " << results.size() << " cases of "
-               << cell.target << " " << cell.dtype << " " << cell.input_class << ":" << names;
+  expect_every_case_passes_or_is_not_runnable(cell, cell.target.substr(cell.target.find(':') + 1), "lacks");
 }
 
 std::vector<GateCell> avx512_cells() {

@@ -36,21 +36,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, Int8GemmGate,
 class Int8GemmAmxGate : public testing::TestWithParam<GateCell> {};
 
 TEST_P(Int8GemmAmxGate, EveryCasePassesOrIsNotRunnableHere) {
-  if (cpu_runs_tier("avx512_amx")) {
-    expect_every_case_passes(GetParam());
-    return;
-  }
-  const GateCell& cell = GetParam();
-  const auto results = run_cell(cell);
-  ASSERT_FALSE(results.empty());
-  std::string names;
-  for (const auto& r : results) {
-    EXPECT_EQ(r.status, golden::Status::unsupported) << r.case_name << ": " << r.error;
-    EXPECT_NE(r.error.find("amx_tile"), std::string::npos) << r.case_name << ": " << r.error;
-    names += "\n  " + r.case_name;
-  }
-  GTEST_SKIP() << "not runnable on this CPU (no AMX: " << describe(cpu_features()) << "): " << results.size()
-               << " cases of " << cell.target << " " << cell.dtype << " " << cell.input_class << ":" << names;
+  expect_every_case_passes_or_is_not_runnable(GetParam(), "avx512_amx", "amx_tile");
 }
 
 std::vector<GateCell> amx_cells() {
