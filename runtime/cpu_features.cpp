@@ -118,6 +118,10 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
   return missing;
 }
 
+std::string_view base_tier(std::string_view tier) {
+  return tier == "avx512_vnni" || tier == "avx512_amx" ? "avx512" : tier;
+}
+
 bool cpu_runs_tier(std::string_view tier) {
   // string_views, so that every kernel call's comparison measures no lengths.
   static constexpr std::string_view known[] = {"sse41", "avx2", "avx512", "avx512_vnni"};

@@ -39,6 +39,10 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
 // known tiers so that picking a kernel's tier allocates nothing on each call.
 bool cpu_runs_tier(std::string_view tier);
 
+// The tier a kernel without dot products or tiles runs when a call is on `tier`: avx512 for
+// avx512_vnni and avx512_amx (built only for the kernels that use them), else `tier` itself.
+std::string_view base_tier(std::string_view tier);
+
 // The best Halide target string for JIT compilation on this CPU, e.g.
 // "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake".
 std::string halide_cpu_target(const CpuFeatures& f);

@@ -17,6 +17,7 @@
 #include "kernels/int4_gemm_i8_f32.h"
 #include "kernels/int4_gemm_i8_f32_gpu.h"
 #include "layouts/int4_group.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/kernel_call.h"
@@ -160,16 +161,16 @@ void int4_gemm_run(const Call& call) {
     call_kernel(kernel, call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor, g, Out{y});
   };
   // The float-activation kernels have no dot products for vpdpbusd and so no avx512_vnni
-  // tier: a call forced onto it runs them on avx512.
+  // tier: a call forced onto it runs them on its base tier.
   Call where;  // only the target and tier matter to call_kernel
-  const bool float_on_vnni = a.dtype != DType::int8 && call.tier == "avx512_vnni";
-  if (float_on_vnni) {
+  const bool rebased = base_tier(call.tier) != call.tier;
+  if (rebased) {
     where.target = call.target;
-    where.tier = "avx512";
+    where.tier = base_tier(call.tier);
   }
   auto run_float = [&](const auto& kernel) {
-    call_kernel(kernel, float_on_vnni ? where : call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view},
-                nibble_xor, g, Out{y});
+    call_kernel(kernel, rebased ? where : call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor,
+                g, Out{y});
   };
   switch (a.dtype) {
     case DType::int8:

@@ -10,6 +10,7 @@
 #include "kernels/int8_epilogue_fixed_point_gpu.h"
 #include "kernels/int8_epilogue_float.h"
 #include "kernels/int8_epilogue_float_gpu.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
@@ -103,12 +104,6 @@ Int8ChannelFactors int8_channel_factors(const Call& call, ScratchFrame& frame) {
 
 namespace {
 
-// The epilogues are plain AVX-512 (no dot products, no tiles): a call forced onto the
-// accumulation's own tiers runs them on avx512.
-std::string epilogue_tier(const std::string& tier) {
-  return tier == "avx512_vnni" || tier == "avx512_amx" ? "avx512" : tier;
-}
-
 // The epilogue of `out` (not int32) from the int32 `acc`: scale to float or requantize.
 // `acc` and the tensors of the call may be in host or device memory (GPU); the channel
 // factors are the host arrays int8_channel_factors made.
@@ -127,7 +122,7 @@ void int8_epilogue(const Call& call, const TensorView& acc, const Int8ChannelFac
   const Out y_out{call.tensor("y")};
   Call where;  // only the target and tier matter to call_kernel
   where.target = call.target;
-  where.tier = epilogue_tier(call.tier);
+  where.tier = base_tier(call.tier);  // the epilogues: no dot products, no tiles
   if (out == "float32") {
     call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f32), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {

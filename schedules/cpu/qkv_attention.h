@@ -18,10 +18,11 @@ int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& wei
 // output, or a root copy), its partial sums in registers. One token (decode) runs
 // lin.one_token: for fp16 weights widened by F16C one row at a time, 16 rows per parallel
 // task, so that each weight is read exactly once, in one contiguous stream per task; else
-// blocks of 8 rows, one task each, the rows unrolled. T > 1 runs lin.tokens in blocks of 8
-// rows × 2 tokens (AVX-512; 1 token on AVX2 and SSE), one task per 8 rows: the block's
-// weights (8 · K elements) stay in L1/L2 while every token passes over them, and each
-// weight vector serves the block's tokens. Every block computes all its rows and tokens
+// blocks of 8 rows, one task each, the rows unrolled. T > 1 runs lin.tokens in blocks of 4
+// rows × 6 tokens (AVX-512; 2 rows × 6 tokens on AVX2 and SSE), one task per 8 rows: the
+// task's weights (8 · K elements) stay in L1/L2 while every token passes over them, each
+// weight vector serves the block's tokens and each x value its rows. Every block computes
+// all its rows and tokens
 // (the last block, fewer rows than a block and an odd T too): w and x must be read at
 // linear_clamp, and the wrapper stores only the rows and tokens that exist.
 void schedule_linear(ops::LinearForTokens& lin, Halide::Func wrapper, const Halide::Type& weights,
