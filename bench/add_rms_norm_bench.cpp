@@ -29,7 +29,7 @@ void BM_add_rms_norm(benchmark::State& state, DType dtype) {
                                          {"residual", {rs.slot(0), dtype, {rows, hidden}, {}}},
                                          {"weight", {weight.data(), dtype, {hidden}, {}}},
                                          {"y", {ys.slot(0), dtype, {rows, hidden}, {}}}};
-  Call call = bind_call(find_op("add_rms_norm"), "cpu", t, {{"eps", "1e-6"}});
+  Call call = bind_call(find_op("add_rms_norm"), bench_target(), t, {{"eps", "1e-6"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
   const double moved = 4.0 * bytes;  // x and residual read, residual and y written

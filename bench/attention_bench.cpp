@@ -39,7 +39,7 @@ void run_decode(benchmark::State& state, bool masked) {
                                          {"o", {o.data(), DType::float16, {1, Hq, Dh}, {}}}};
   std::vector<float> mask(S, 0.0f);
   if (masked) t["mask"] = {mask.data(), DType::float32, {1, S}, {}};
-  Call call = bind_call(find_op("attention"), "cpu", t, {});
+  Call call = bind_call(find_op("attention"), bench_target(), t, {});
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   const PairedTiming timing = time_cold_calls_paired_read(state, call, "k_cache", ks, "v_cache", vs, cache_bytes);
   // The KV read is 2 · cache_bytes; the copy anchor moves cache_bytes twice (read + write).
@@ -62,7 +62,7 @@ void BM_attention_decode_hot(benchmark::State& state) {
                                          {"v_cache", {v.data(), DType::float16, {Hkv, S, Dh}, {}}},
                                          {"positions", {pos.data(), DType::int32, {1}, {}}},
                                          {"o", {o.data(), DType::float16, {1, Hq, Dh}, {}}}};
-  Call call = bind_call(find_op("attention"), "cpu", t, {});
+  Call call = bind_call(find_op("attention"), bench_target(), t, {});
   const double median = time_calls(state, call, [](Call&) {});
   state.counters["GB/s"] = 2.0 * k.size() * 2 / median / 1e9;
 }
@@ -86,7 +86,7 @@ void BM_attention_chunk(benchmark::State& state) {
                    {"v_cache", {v.data(), DType::float16, {Hkv, S, Dh}, {}}},
                    {"positions", {&pos[t0], DType::int32, {n}, {}}},
                    {"o", {&o[t0 * Hq * Dh], DType::float16, {n, Hq, Dh}, {}}}};
-    return bind_call(find_op("attention"), "cpu", m, {});
+    return bind_call(find_op("attention"), bench_target(), m, {});
   };
   Call chunk = call_of(0, T);
   std::vector<Call> tokens;

@@ -64,7 +64,7 @@ void BM_int4_gemm(benchmark::State& state) {
   if (asym) t["zero_points"] = {zp.data(), DType::uint8, {N, groups}, {}};
   if (int8) t["a_scales"] = {a_scales.data(), DType::float32, {M}, {}};
   const OpSpec& op = find_op("int4_gemm");
-  Call call = bind_call(op, "cpu", t, {{"group", std::to_string(G)}});
+  Call call = bind_call(op, bench_target(), t, {{"group", std::to_string(G)}});
 
   // The bytes the kernel streams per call, as packed: the weights (N · K / 2), fp32 scales
   // and uint8 zero points per group and channel; a and y are a few KiB.
@@ -96,13 +96,14 @@ void BM_int4_gemm(benchmark::State& state) {
   size_t c = 0;
   call.packed = &packed[0];
   run_call(call);
-  int8_gemm_accumulate(a8_view, packed8[0], 0, acc8_view);
+  int8_gemm_accumulate(a8_view, packed8[0], 0, acc8_view, forced_tier());
   std::vector<double> vs_read, vs_int8;
   const double median = time_runs(
       state, [&] { call.packed = &packed[++c % copies]; }, [&] { run_call(call); },
       [&](double s) {
         vs_read.push_back(read_seconds(read_slot(2 * c), read_slot(2 * c + 1), half) / s);
-        vs_int8.push_back(seconds_of([&] { int8_gemm_accumulate(a8_view, packed8[c % copies8], 0, acc8_view); }) / s);
+        vs_int8.push_back(
+            seconds_of([&] { int8_gemm_accumulate(a8_view, packed8[c % copies8], 0, acc8_view, forced_tier()); }) / s);
       });
   state.counters["threads"] = halide_threads();
   state.counters["GB/s"] = bytes / median / 1e9;
@@ -113,7 +114,8 @@ void BM_int4_gemm(benchmark::State& state) {
   state.SetLabel(std::string(int8 ? "a int8" : "a fp16") + (asym ? ", zero points" : ", symmetric"));
 }
 
-// Decode's GEMV, then two prefill chunks (compute-bound: vs_int8 is the comparison there).
+// Decode's GEMV, then prefill chunks (compute-bound: vs_int8 is the comparison there), with
+// zero points and with fp16 activations at M = 128.
 void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t g : {128, 32}) {
     for (int64_t asym : {0, 1}) b->Args({1, 4096, 4096, g, asym, 0});
@@ -121,6 +123,8 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Args({1, 4096, 4096, 128, 0, 1});
   for (int64_t asym : {0, 1}) b->Args({1, 11008, 4096, 128, asym, 0});
   for (int64_t m : {16, 128}) b->Args({m, 4096, 4096, 128, 0, 0});
+  b->Args({128, 4096, 4096, 128, 1, 0});
+  b->Args({128, 4096, 4096, 128, 0, 1});
   b->ArgNames({"M", "N", "K", "G", "zp", "act"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 

@@ -97,12 +97,13 @@ double median_seconds(Fn fn, int reps) {
   return median_of(t);
 }
 
-// The tier argument: 0 as dispatched, then forced tiers.
+// The tier argument: 0 as dispatched (or the tier --npukit_target forces), then forced tiers.
 const char* const kTiers[] = {"", "avx512_vnni", "avx512_amx"};
 
 void BM_int8_gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const char* tier = kTiers[state.range(3)];
+  if (state.range(3) == 0) tier = forced_tier();
   if (*tier && !cpu_runs_tier(tier)) {
     state.SkipWithError(
         (std::string("not runnable on this CPU: tier ") + tier + " needs " + join_names(missing_for_tier(cpu_features(), tier)))

@@ -2,11 +2,60 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstring>
+#include <string>
+
 #include "bench/copy_anchor.h"
 #include "runtime/cpu_features.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
+
+namespace {
+std::string& target_storage() {
+  static std::string target = "cpu";
+  return target;
+}
+
+// Takes `--npukit_target=cpu:TIER` out of argv; false (with a message) where it is malformed
+// or this CPU lacks the tier's features.
+bool take_target_flag(int& argc, char** argv) {
+  const char* flag = "--npukit_target=";
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], flag, std::strlen(flag)) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const std::string value = argv[i] + std::strlen(flag);
+    if (value.rfind("cpu:", 0) != 0 || value.size() == 4) {
+      std::fprintf(stderr, "--npukit_target: '%s' is not cpu:TIER (a bench runs CPU kernels)\n", value.c_str());
+      return false;
+    }
+    const std::string tier = value.substr(4);
+    if (tier_requirements(tier).empty()) {
+      std::fprintf(stderr, "--npukit_target: '%s' is not a CPU tier (sse41, avx2, avx512, avx512_vnni, avx512_amx)\n",
+                   tier.c_str());
+      return false;
+    }
+    std::string missing;
+    for (const std::string& f : missing_for_tier(cpu_features(), tier)) missing += " " + f;
+    if (!missing.empty()) {
+      std::fprintf(stderr, "--npukit_target: tier '%s' needs%s, which this CPU lacks\n", tier.c_str(), missing.c_str());
+      return false;
+    }
+    target_storage() = value;
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return true;
+}
+}  // namespace
+
+const std::string& bench_target() { return target_storage(); }
+
+const char* forced_tier() { return bench_target() == "cpu" ? "" : bench_target().c_str() + 4; }  // after "cpu:"
 
 std::string dispatched_tiers() {
   std::string out;
@@ -22,10 +71,15 @@ void add_machine_context() {
   benchmark::AddCustomContext("cpu", cpu_model());
   benchmark::AddCustomContext("cpu_features", describe(cpu_features()));
   benchmark::AddCustomContext("halide_threads", std::to_string(halide_threads()));
-  benchmark::AddCustomContext("dispatched_tiers", dispatched_tiers());
+  if (bench_target() == "cpu") {
+    benchmark::AddCustomContext("dispatched_tiers", dispatched_tiers());
+  } else {
+    benchmark::AddCustomContext("npukit_target", bench_target() + " (forced by --npukit_target)");
+  }
 }
 
 int run_benchmarks(int argc, char** argv) {
+  if (!take_target_flag(argc, argv)) return 2;
   add_machine_context();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -16,7 +16,16 @@ std::string dispatched_tiers();
 // context (printed in the console header and the JSON's "context").
 void add_machine_context();
 
-// A bench's main: the context, then Google Benchmark's own main.
+// The target a bench's calls bind to: "cpu" (the best tier this CPU runs), or the tier
+// forced by the command line's `--npukit_target=cpu:TIER` (to compare tiers on one
+// machine: `cpu:avx2` on an AVX-512 CPU).
+const std::string& bench_target();
+
+// The tier --npukit_target forces ("avx2"), or "" where none is forced.
+const char* forced_tier();
+
+// A bench's main: takes `--npukit_target` (refused, naming the missing features, where this
+// CPU cannot run the tier), adds the context, then runs Google Benchmark's own main.
 int run_benchmarks(int argc, char** argv);
 
 }  // namespace npukit::bench

@@ -29,7 +29,7 @@ void BM_per_token_quant(benchmark::State& state, DType dtype) {
   TensorMap t = {{"a", {as.slot(0), dtype, {rows, k}, {}}},
                  {"q", {outs.slot(0), DType::int8, {rows, k}, {}}},
                  {"scale", {static_cast<uint8_t*>(outs.slot(0)) + q_bytes, DType::float32, {rows}, {}}}};
-  Call call = bind_call(find_op("per_token_quant"), "cpu", t, {});
+  Call call = bind_call(find_op("per_token_quant"), bench_target(), t, {});
   const CopyAnchor anchor = measure_copy(as, outs, in_bytes);
 
   const double moved = double(in_bytes + q_bytes + scale_bytes);

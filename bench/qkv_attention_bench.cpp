@@ -56,7 +56,7 @@ void run_layer(benchmark::State& state, DType dtype, int64_t T) {
                                          {"k_cache", {ks.slot(0), dtype, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), dtype, {Hkv, S, Dh}, {}}},
                                          {"y", {y.data(), dtype, {T, D}, {}}}};
-  Call call = bind_call(find_op("qkv_attention"), "cpu", t, layer_params(S, T));
+  Call call = bind_call(find_op("qkv_attention"), bench_target(), t, layer_params(S, T));
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   const std::pair<const char*, ColdArena*> rotating[] = {{"w_qkv", &wq}, {"w_o", &wo}, {"k_cache", &ks}, {"v_cache", &vs}};
   const auto read = {std::pair{&wq, wqkv_bytes}, std::pair{&wo, wo_bytes}, std::pair{&ks, cache_bytes},
@@ -106,7 +106,7 @@ void BM_qkv_attention_decode_int8(benchmark::State& state, bool pack_per_call) {
                                          {"k_cache", {ks.slot(0), act, {Hkv, S, Dh}, {}}},
                                          {"v_cache", {vs.slot(0), act, {Hkv, S, Dh}, {}}},
                                          {"y", {y.data(), act, {T, D}, {}}}};
-  Call call = bind_call(find_op("qkv_attention"), "cpu", t, layer_params(S, T));
+  Call call = bind_call(find_op("qkv_attention"), bench_target(), t, layer_params(S, T));
   const CopyAnchor anchor = measure_copy(ks, vs, cache_bytes);
   double median = 0;
   if (pack_per_call) {

@@ -25,7 +25,7 @@ void BM_rms_norm(benchmark::State& state, DType dtype) {
   TensorMap t = {{"x", {xs.slot(0), dtype, {rows, hidden}, {}}},
                                          {"weight", {weight.data(), dtype, {hidden}, {}}},
                                          {"y", {ys.slot(0), dtype, {rows, hidden}, {}}}};
-  Call call = bind_call(find_op("rms_norm"), "cpu", t, {{"eps", "1e-5"}});
+  Call call = bind_call(find_op("rms_norm"), bench_target(), t, {{"eps", "1e-5"}});
   const CopyAnchor anchor = measure_copy(xs, ys, bytes);
 
   const double moved = 2.0 * bytes;  // x read, y written

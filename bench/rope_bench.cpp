@@ -41,7 +41,7 @@ Call bind_rope(const Shape& s, DType dtype, const char* style, void* x, std::vec
   TensorMap tv = {{"x", {x, dtype, dims, {}}},
                                           {"positions", {positions.data(), DType::int32, {s.tokens}, {}}},
                                           {"y", {y, dtype, dims, {}}}};
-  return bind_call(find_op("rope"), "cpu", tv,
+  return bind_call(find_op("rope"), bench_target(), tv,
                    {{"theta", "10000"}, {"style", style}, {"rotary_dim", std::to_string(s.rotary_dim)}});
 }
 

@@ -24,7 +24,7 @@ void BM_silu_mul(benchmark::State& state, DType dtype) {
 
   TensorMap t = {{"gate_up", {gus.slot(0), dtype, {tokens, 2, ffn}, {}}},
                                          {"y", {ys.slot(0), dtype, {tokens, ffn}, {}}}};
-  Call call = bind_call(find_op("silu_mul"), "cpu", t, {});
+  Call call = bind_call(find_op("silu_mul"), bench_target(), t, {});
   const CopyAnchor anchor = measure_copy(gus, ys, in_bytes);
 
   const double moved = double(in_bytes + out_bytes);
