@@ -14,30 +14,48 @@ inline constexpr int kInt4Lanes = 16;
 // int16 lanes (16 per lane, |sum| ≤ 30720 < 2^15); G is a multiple of it.
 inline constexpr int kInt4SubGroup = 32;
 
+// One version of the per-group sums and their scaled total, for one row of `a` at a time or
+// for a block of rows that shares each unpacked tile of weights (the CPU's prefill).
+struct Int4Sums {
+  // int8: the (pair element, nibble half, k block) of one 32-k sub-group; dot4: (byte,
+  // nibble half, k block) of one group. float: (nibble half, k block) of one group.
+  Halide::RDom r;
+  Halide::RDom subs;  // int8: the 32-k sub-groups of a group
+  // int8: (j, c, nb, t, m) int16 sums of a · u over sub-group t, u the unsigned nibble, for
+  // k ≡ 2j, 2j + 1 (mod 4) of the 4-byte lanes (two int16 lanes per channel).
+  Halide::Func sub_sums;
+  // float, row version: (j, c, nb, g, m) fp32 sums of a · (q − zp) over group g for k ≡ j
+  // (mod 4).
+  Halide::Func lane_sums;
+  // float: (j, c, nb, g) channel 16·nb + c's zero point of group g as int8, repeated over the
+  // 4 lanes j of k: q − zp is then one int8 subtraction of the unpacked bytes.
+  Halide::Func zp_lanes;
+  // (c, nb, g, m): group g's sum of a · (q − zp) for channel 16·nb + c: exact int32 (int8),
+  // fp32 (float).
+  Halide::Func group_sums;
+  Halide::Func acc;  // (c, nb, m): Σ_g s · group_sums in fp32, groups in order
+};
+
 struct Int4Gemm {
   Halide::Var j{"j"}, c{"c"}, nb{"nb"}, g{"g"}, t{"t"}, m{"m"}, n{"n"};
   bool int8 = true;
+  Halide::Type a_type;
   // int8 on a target with vpdpbusd (Halide 14's sapphirerapids feature): each group's sum
   // is one int32 reduction of 4-k dot products (`r` is (byte, nibble half, k block of the
   // group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
   // consecutive k, unsigned, against four int8 activations, which is vpdpbusd's u8 × s8.
   bool dot4 = false;
-  // int8: the (pair element, nibble half, k block) of one 32-k sub-group; dot4: (byte,
-  // nibble half, k block) of one group. float: (nibble half, k block) of one group.
-  Halide::RDom r;
   Halide::RDom groups;  // (g): the groups of K, in k order
-  Halide::RDom subs;    // int8: the 32-k sub-groups of a group
   // int8: (g, m) Σ_{k in g} a, for the zero points' share.
   Halide::Func a_sums{"a_group_sums"};
-  // int8: (j, c, nb, t, m) int16 sums of a · u over sub-group t, u the unsigned nibble, for
-  // k ≡ 2j, 2j + 1 (mod 4) of the 4-byte lanes (two int16 lanes per channel).
-  Halide::Func sub_sums{"sub_sums"};
-  // float: (j, c, nb, g, m) fp32 sums of a · (q − zp) over group g for k ≡ j (mod 4).
-  Halide::Func lane_sums{"lane_sums"};
-  // (c, nb, g, m): group g's sum of a · (q − zp) for channel 16·nb + c: exact int32 (int8),
-  // fp32 (float).
-  Halide::Func group_sums{"group_sums"};
-  Halide::Func acc{"acc"};      // (c, nb, m): Σ_g s · group_sums in fp32, groups in order
+  // float: (k, m) a in fp32 (the CPU widens fp16 a once, not once per vector of lane sums).
+  Halide::Func a_f32{"a_f32"};
+  Int4Sums row;  // one row at a time: decode, and every call where block_rows is 1
+  // Where block_rows > 1 (the CPU's prefill): the same sums for block_rows rows at once,
+  // taken when M ≥ block_rows; a block past M repeats a's last row and is not stored.
+  Int4Sums rows;
+  int block_rows = 1;
+  Halide::Expr M;
   Halide::Func out{"int4_gemm"};  // (n, m): acc (times a_scales[m] for int8), in the output type
 };
 
@@ -47,9 +65,12 @@ struct Int4Gemm {
 // `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only). `nibble_xor` is applied to
 // each byte first: 0x88 turns two's complement nibbles into q + 8, which with zero points of 8
 // is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
+// `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), whose reads of `a` are
+// clamped to row M − 1.
 Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func scales,
                           Halide::Func zero_points, Halide::Func a_scales, Halide::Expr nibble_xor, Halide::Expr group,
-                          Halide::Expr n_groups, Halide::Type out_type, const Halide::Target& target);
+                          Halide::Expr n_groups, Halide::Expr M, int block_rows, Halide::Type out_type,
+                          const Halide::Target& target);
 
 }  // namespace npukit::ops
 
@@ -57,6 +78,8 @@ Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, H
 // schedules/gpu/int4_gemm.cpp); the Generator (below) applies the one
 // of its target.
 namespace npukit::schedules::cpu {
+// Rows per block of the prefill version on `target` for activations of `a_type` (1: none).
+int int4_block_rows(const Halide::Target& target, const Halide::Type& a_type);
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
 }  // namespace npukit::schedules::cpu
 namespace npukit::schedules::gpu {
@@ -73,63 +96,98 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_points, Func a_scales, Expr nibble_xor,
-                          Expr group, Expr n_groups, Type out_type, const Target& target) {
-  Int4Gemm op;
-  op.int8 = a_type == Int(8);
-  op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
-  Var j = op.j, c = op.c, nb = op.nb, g = op.g, t = op.t, m = op.m, n = op.n;
+namespace {
+
+// The sums of `op` for the rows `a` gives, their Funcs named with `suffix`.
+Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_points, Expr nibble_xor, Expr group,
+                     const Target& target, const std::string& suffix) {
+  Int4Sums s;
+  s.sub_sums = Func("sub_sums" + suffix);
+  s.lane_sums = Func("lane_sums" + suffix);
+  s.zp_lanes = Func("zp_lanes" + suffix);
+  s.group_sums = Func("group_sums" + suffix);
+  s.acc = Func("acc" + suffix);
+  Var j = op.j, c = op.c, nb = op.nb, g = op.g, t = op.t, m = op.m;
   // The unsigned nibble u of byte j, channel c, k block kb: half 0 is the low nibble. With
   // zero points, q − zp = u − zp; without, nibble_xor = 0x88 makes u = q + 8, and zp = 8.
   auto nibble = [&](Expr jj, Expr half, Expr cc, Expr kb, Expr nbb) {
     Expr byte = w(jj, cc, kb, nbb) ^ nibble_xor;
     return select(half == 0, byte & cast<uint8_t>(15), byte >> 4);
   };
+  if (op.dot4) {
+    s.r = RDom(0, 4, 0, 2, 0, group / 8, "r" + suffix);
+    Expr kb = g * (group / 8) + s.r.z;
+    Expr u = nibble(s.r.x, s.r.y, c, kb, nb);
+    Expr x = a(8 * kb + 4 * s.r.y + s.r.x, m);
+    // Σ a · u − zp · Σ a, exact in int32 as below.
+    s.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
+    s.group_sums(c, nb, g, m) += cast<int32_t>(u) * cast<int32_t>(x);
+  } else if (op.int8) {
+    constexpr int kBlocks = kInt4SubGroup / 8;  // k blocks of 8 (4 bytes) per sub-group
+    s.r = RDom(0, 2, 0, 2, 0, kBlocks, "r" + suffix);
+    Expr kb = t * kBlocks + s.r.z;
+    Expr u = nibble(2 * j + s.r.x, s.r.y, c, kb, nb);
+    Expr x = a(8 * kb + 4 * s.r.y + 2 * j + s.r.x, m);
+    s.sub_sums(j, c, nb, t, m) = cast<int16_t>(0);
+    // saturating_add of u8 × s8 pairs is what Halide 14 lowers to pmaddubsw (pairs summed to
+    // int16). Nothing saturates: a pair is at most 2 · 15 · 128 = 3840 in magnitude, and a
+    // lane's 16 products of a sub-group at most 30720.
+    s.sub_sums(j, c, nb, t, m) = saturating_add(s.sub_sums(j, c, nb, t, m), widening_mul(u, x));
+    Expr subs_per_group = group / kInt4SubGroup;
+    s.subs = RDom(0, subs_per_group, "subs" + suffix);
+    Expr st = g * subs_per_group + s.subs;
+    // P = Σ a · u − zp · Σ a: every term is exact and so is the int32 total (|P| ≤ 245760).
+    s.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
+    s.group_sums(c, nb, g, m) +=
+        cast<int32_t>(s.sub_sums(0, c, nb, st, m)) + cast<int32_t>(s.sub_sums(1, c, nb, st, m));
+  } else {
+    // fp32 a · (q − zp), q − zp exact: an infinite a against d = 0 gives NaN, as IEEE says.
+    s.r = RDom(0, 2, 0, group / 8, "r" + suffix);  // (nibble half, k block of the group)
+    Expr kb = g * (group / 8) + s.r.y;
+    // q − zp is in [−15, 15]: exact in int8, then in fp32.
+    s.zp_lanes(j, c, nb, g) = cast<int8_t>(zero_points(c, g, nb));
+    Expr d = cast<int8_t>(nibble(j, s.r.x, c, kb, nb)) - s.zp_lanes(j, c, nb, g);
+    s.lane_sums(j, c, nb, g, m) = 0.0f;
+    s.lane_sums(j, c, nb, g, m) += op.a_f32(8 * kb + 4 * s.r.x + j, m) * cast<float>(d);
+    s.group_sums(c, nb, g, m) = (s.lane_sums(0, c, nb, g, m) + s.lane_sums(1, c, nb, g, m)) +
+                                (s.lane_sums(2, c, nb, g, m) + s.lane_sums(3, c, nb, g, m));
+  }
+  s.acc(c, nb, m) = 0.0f;
+  s.acc(c, nb, m) += scales(c, op.groups, nb) * cast<float>(s.group_sums(c, nb, op.groups, m));
+  return s;
+}
+
+}  // namespace
+
+Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_points, Func a_scales, Expr nibble_xor,
+                          Expr group, Expr n_groups, Expr M, int block_rows, Type out_type, const Target& target) {
+  Int4Gemm op;
+  op.int8 = a_type == Int(8);
+  op.a_type = a_type;
+  op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
+  op.M = M;
+  op.block_rows = block_rows;
+  Var g = op.g, m = op.m, n = op.n;
+  // A block past M reads row M − 1 (its sums are computed and never stored).
+  Func a_rows("a_rows");
+  if (block_rows > 1) {
+    a_rows(n, m) = a(n, min(m, M - 1));
+  } else {
+    a_rows = a;
+  }
   op.groups = RDom(0, n_groups, "groups");
   if (op.int8) {
     RDom rk(0, group, "rk");
     op.a_sums(g, m) = 0;
-    op.a_sums(g, m) += cast<int32_t>(a(g * group + rk, m));
+    op.a_sums(g, m) += cast<int32_t>(a_rows(g * group + rk, m));
   }
-  if (op.dot4) {
-    op.r = RDom(0, 4, 0, 2, 0, group / 8, "r");
-    Expr kb = g * (group / 8) + op.r.z;
-    Expr u = nibble(op.r.x, op.r.y, c, kb, nb);
-    Expr x = a(8 * kb + 4 * op.r.y + op.r.x, m);
-    // Σ a · u − zp · Σ a, exact in int32 as below.
-    op.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
-    op.group_sums(c, nb, g, m) += cast<int32_t>(u) * cast<int32_t>(x);
-  } else if (op.int8) {
-    constexpr int kBlocks = kInt4SubGroup / 8;  // k blocks of 8 (4 bytes) per sub-group
-    op.r = RDom(0, 2, 0, 2, 0, kBlocks, "r");
-    Expr kb = t * kBlocks + op.r.z;
-    Expr u = nibble(2 * j + op.r.x, op.r.y, c, kb, nb);
-    Expr x = a(8 * kb + 4 * op.r.y + 2 * j + op.r.x, m);
-    op.sub_sums(j, c, nb, t, m) = cast<int16_t>(0);
-    // saturating_add of u8 × s8 pairs is what Halide 14 lowers to pmaddubsw (pairs summed to
-    // int16). Nothing saturates: a pair is at most 2 · 15 · 128 = 3840 in magnitude, and a
-    // lane's 16 products of a sub-group at most 30720.
-    op.sub_sums(j, c, nb, t, m) = saturating_add(op.sub_sums(j, c, nb, t, m), widening_mul(u, x));
-    Expr subs_per_group = group / kInt4SubGroup;
-    op.subs = RDom(0, subs_per_group, "subs");
-    Expr st = g * subs_per_group + op.subs;
-    // P = Σ a · u − zp · Σ a: every term is exact and so is the int32 total (|P| ≤ 245760).
-    op.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
-    op.group_sums(c, nb, g, m) +=
-        cast<int32_t>(op.sub_sums(0, c, nb, st, m)) + cast<int32_t>(op.sub_sums(1, c, nb, st, m));
-  } else {
-    // fp32 a · (q − zp), q − zp exact: an infinite a against d = 0 gives NaN, as IEEE says.
-    op.r = RDom(0, 2, 0, group / 8, "r");  // (nibble half, k block of the group)
-    Expr kb = g * (group / 8) + op.r.y;
-    Expr d = cast<int16_t>(nibble(j, op.r.x, c, kb, nb)) - cast<int16_t>(zero_points(c, g, nb));
-    op.lane_sums(j, c, nb, g, m) = 0.0f;
-    op.lane_sums(j, c, nb, g, m) += widen_to_f32(a(8 * kb + 4 * op.r.x + j, m), target) * cast<float>(d);
-    op.group_sums(c, nb, g, m) = (op.lane_sums(0, c, nb, g, m) + op.lane_sums(1, c, nb, g, m)) +
-                                 (op.lane_sums(2, c, nb, g, m) + op.lane_sums(3, c, nb, g, m));
+  if (!op.int8) op.a_f32(n, m) = widen_to_f32(a_rows(n, m), target);
+  op.row = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, target, "");
+  Expr v = op.row.acc(n % kInt4Lanes, n / kInt4Lanes, m);
+  if (block_rows > 1) {
+    op.rows = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, target, "_rows");
+    v = select(M >= block_rows, op.rows.acc(n % kInt4Lanes, n / kInt4Lanes, m), v);
   }
-  op.acc(c, nb, m) = 0.0f;
-  op.acc(c, nb, m) += scales(c, op.groups, nb) * cast<float>(op.group_sums(c, nb, op.groups, m));
-  Expr v = op.acc(n % kInt4Lanes, n / kInt4Lanes, m);
   if (op.int8) v = v * a_scales(m);
   op.out(n, m) = narrow_from_f32(v, out_type, target);
   return op;
@@ -175,8 +233,11 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     if (schedules::gpu::is_gpu(target)) {
       a_in = Halide::BoundaryConditions::constant_exterior(a, Halide::cast(a.type(), 0));
     }
+    const int block_rows =
+        schedules::gpu::is_gpu(target) ? 1 : schedules::cpu::int4_block_rows(target, a.type());
     ops::Int4Gemm op = ops::define_int4_gemm(a_in, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
-                                             scales.dim(1).extent(), y.type(), target);
+                                             scales.dim(1).extent(), a.dim(1).extent(), block_rows, y.type(),
+                                             target);
     y = op.out;
     ops::set_mins_to_zero(y);
     if (schedules::gpu::is_gpu(target)) {

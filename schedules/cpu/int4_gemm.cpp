@@ -4,72 +4,135 @@ namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-// Tasks of a channel tile over every row: a tile's packed weights (K/2 bytes per channel)
-// stream from DRAM once for the first row and serve the others from L2. Within a row the
-// tile's fp32 sums stay in registers over the groups, and each group's sums are built in
-// registers from 64-byte loads of the packed bytes (16 channels × 8 k): the nibbles are
-// split with a mask and a shift, never widened in memory.
-void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
+namespace {
+
+// Channel blocks of 16 per task: int8 two (their int16 sums take 4 ymm on avx2, the fp32
+// ones 4 more); float one, whose 4 lane sums per channel already take 8 ymm.
+int channel_blocks(const ops::Int4Gemm& op) { return op.int8 ? 2 : 1; }
+
+// One version's sums for `rows` rows at `at`: a tile's fp32 totals in registers over the
+// groups, each group's sums built in registers from 64-byte loads of the packed bytes (16
+// channels × 8 k), the nibbles split with a mask and a shift, never widened in memory.
+// MemoryType::Register needs every access at a constant index, so a block's rows are all
+// computed (bound_extent) and unrolled in every stage; the rows' copies of one unpacked
+// vector are one value to LLVM, so each unpacking serves every row of the block.
+void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& at, int rows,
+                   const Target& target) {
   const int vec = target.natural_vector_size<float>();
-  const int lanes = ops::kInt4Lanes;
-  // int8: two channel blocks per tile (their int16 sums take 4 ymm on avx2, the fp32 ones 4
-  // more). float: one, whose 4 lane sums per channel already take 8 ymm.
-  const int blocks = op.int8 ? 2 : 1;
-  Var no{"no"}, ni{"ni"};
+  const int lanes = ops::kInt4Lanes, blocks = channel_blocks(op);
   Var c = op.c, nb = op.nb, j = op.j, m = op.m;
-  op.out.split(op.n, no, ni, lanes * blocks, TailStrategy::GuardWithIf)
-      .reorder(ni, m, no)
-      .vectorize(ni, vec)
-      .parallel(no);
-  // A tile's values of `f` in registers at `at`: its channels' lanes (and `j` pairs or lanes
-  // of k, when given, vectorized with them), its blocks unrolled.
-  auto in_registers = [&](Func f, const Func& consumer, const RVar& at, int j_extent) {
-    f.compute_at(consumer, at).bound_extent(c, lanes).bound_extent(nb, blocks).store_in(MemoryType::Register);
+  // A tile's values of `f` in registers at `f_at`: its channels' lanes (and `j` pairs or
+  // lanes of k, when given, vectorized with them), its blocks and rows unrolled.
+  auto in_registers = [&](Func f, const Func& consumer, const RVar& f_at, int j_extent) {
+    f.compute_at(consumer, f_at)
+        .bound_extent(c, lanes)
+        .bound_extent(nb, blocks)
+        .bound_extent(m, rows)
+        .store_in(MemoryType::Register)
+        .unroll(m);
     if (j_extent > 0) {
       f.bound_extent(j, j_extent).vectorize(j).vectorize(c).unroll(nb);
     } else {
       f.vectorize(c, vec).unroll(c).unroll(nb);
     }
   };
-  op.acc.compute_at(op.out, m)
+  s.acc.compute_at(at)
       .bound_extent(c, lanes)
       .bound_extent(nb, blocks)
+      .bound_extent(m, rows)
       .store_in(MemoryType::Register)
       .vectorize(c, vec)
       .unroll(c)
-      .unroll(nb);
-  op.acc.update().reorder(c, nb, op.groups.x).vectorize(c, vec).unroll(c).unroll(nb);
+      .unroll(nb)
+      .unroll(m);
+  s.acc.update().reorder(c, nb, m, op.groups.x).vectorize(c, vec).unroll(c).unroll(nb).unroll(m);
   if (op.dot4) {
-    // Each 64-byte load of a block (16 channels × 4 bytes) gives two vpdpbusd, its low and
-    // its high nibbles against a broadcast 4 bytes of a.
-    op.a_sums.compute_root();
-    in_registers(op.group_sums, op.acc, op.groups.x, 0);
-    op.group_sums.update()
-        .reorder(op.r.x, c, nb, op.r.y, op.r.z)
+    // Each 64-byte load of a block (16 channels × 4 bytes) gives two vpdpbusd per row, its
+    // low and its high nibbles against a broadcast 4 bytes of a.
+    in_registers(s.group_sums, s.acc, op.groups.x, 0);
+    s.group_sums.update()
+        .reorder(s.r.x, c, nb, m, s.r.y, s.r.z)
         .atomic()
-        .vectorize(op.r.x)
+        .vectorize(s.r.x)
         .vectorize(c)
         .unroll(nb)
-        .unroll(op.r.y);
+        .unroll(m)
+        .unroll(s.r.y);
   } else if (op.int8) {
-    op.a_sums.compute_root();
-    in_registers(op.group_sums, op.acc, op.groups.x, 0);
-    op.group_sums.update().reorder(c, nb, op.subs.x).vectorize(c, vec).unroll(c).unroll(nb);
+    in_registers(s.group_sums, s.acc, op.groups.x, 0);
+    s.group_sums.update().reorder(c, nb, m, s.subs.x).vectorize(c, vec).unroll(c).unroll(nb).unroll(m);
     // The pair element innermost and atomic: the vector reduction pmaddubsw computes.
-    in_registers(op.sub_sums, op.group_sums, op.subs.x, 2);
-    op.sub_sums.update()
-        .reorder(op.r.x, j, c, nb, op.r.y, op.r.z)
+    in_registers(s.sub_sums, s.group_sums, s.subs.x, 2);
+    s.sub_sums.update()
+        .reorder(s.r.x, j, c, nb, m, s.r.y, s.r.z)
         .atomic(true)  // saturating_add is not one Halide 14 proves associative; it never saturates here
-        .vectorize(op.r.x)
+        .vectorize(s.r.x)
         .vectorize(j)
         .vectorize(c)
         .unroll(nb)
-        .unroll(op.r.y)
-        .unroll(op.r.z);
+        .unroll(m)
+        .unroll(s.r.y)
+        .unroll(s.r.z);
   } else {
-    in_registers(op.lane_sums, op.acc, op.groups.x, 4);
-    op.lane_sums.update().reorder(j, c, nb, op.r.x, op.r.y).vectorize(j).vectorize(c).unroll(nb).unroll(op.r.x);
+    in_registers(s.lane_sums, s.acc, op.groups.x, 4);
+    s.lane_sums.update()
+        .reorder(j, c, nb, m, s.r.x, s.r.y)
+        .vectorize(j)
+        .vectorize(c)
+        .unroll(nb)
+        .unroll(m)
+        .unroll(s.r.x);
+    // The group's zero points in one register per block, for every k block's subtraction.
+    s.zp_lanes.compute_at(s.acc, op.groups.x)
+        .bound_extent(j, 4)
+        .bound_extent(c, lanes)
+        .bound_extent(nb, blocks)
+        .store_in(MemoryType::Register)
+        .vectorize(j)
+        .vectorize(c)
+        .unroll(nb);
   }
+}
+
+}  // namespace
+
+// Prefill (M > 1) is compute-bound: one row at a time unpacks every tile's nibbles once per
+// row, and with two channel blocks a row's group sums are only two vpdpbusd chains (Zen 4,
+// M = 128, one thread: 0.55 of int8_gemm on the same shape). Blocks of rows share each
+// unpacking and run one chain per row and block. AVX-512 has the registers: int8 4 rows (8
+// group sums + 8 totals), float 8 rows one k at a time (8 + 8, and 8 unpacked k); AVX2's
+// 16 are taken by one row.
+int int4_block_rows(const Target& target, const Type& a_type) {
+  if (target.natural_vector_size<float>() < 16) return 1;
+  return 4;
+}
+
+// Tasks of a channel tile over every row: a tile's packed weights (K/2 bytes per channel)
+// stream from DRAM once for its first row (or block of rows) and serve the others from L2.
+void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
+  const int vec = target.natural_vector_size<float>();
+  const int rows = op.block_rows;
+  const TailStrategy guard = TailStrategy::GuardWithIf;
+  Var no{"no"}, ni{"ni"}, mo{"mo"}, mi{"mi"};
+  op.out.split(op.n, no, ni, ops::kInt4Lanes * channel_blocks(op), guard);
+  // Both versions have the loops mo > mi: the row version is computed at mi and the block
+  // version at mo in either, and Halide skips the one the select does not take; its bounds
+  // still hold where it is skipped (a block past M reads row M − 1, see define_int4_gemm).
+  if (rows > 1) {
+    op.out.specialize(op.M >= rows)
+        .split(op.m, mo, mi, rows, guard)
+        .reorder(ni, mi, mo, no)
+        .vectorize(ni, vec)
+        .parallel(no);
+    schedule_sums(op, op.rows, LoopLevel(op.out, mo), rows, target);
+  }
+  op.out.split(op.m, mo, mi, 1).reorder(ni, mi, mo, no).vectorize(ni, vec).parallel(no);
+  schedule_sums(op, op.row, LoopLevel(op.out, mi), 1, target);
+  if (op.int8) op.a_sums.compute_root();
+  // fp16 a widened once for the call (M · K · 4 bytes): each product's 4 values of a are
+  // then one 16-byte broadcast from memory (widened in the loop, LLVM converted them once
+  // per vector of lane sums; staged per k block, it built the broadcasts with shuffles).
+  if (!op.int8 && op.a_type != Float(32)) op.a_f32.compute_root().vectorize(op.n, vec, TailStrategy::GuardWithIf);
 }
 
 }  // namespace npukit::schedules::cpu

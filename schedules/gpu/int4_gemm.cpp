@@ -19,18 +19,19 @@ constexpr int kBlockChannels = 64;
 void schedule_int4_gemm(ops::Int4Gemm& op, const Target&) {
   Var no("no"), ni("ni");
   const TailStrategy guard = TailStrategy::GuardWithIf;
+  ops::Int4Sums& s = op.row;  // a GPU runs the row version only (block_rows = 1)
   op.out.split(op.n, no, ni, kBlockChannels, guard).reorder(ni, no, op.m).gpu_blocks(no, op.m).gpu_threads(ni);
-  op.acc.compute_at(op.out, ni);
+  s.acc.compute_at(op.out, ni);
   if (op.int8) {
     Var go("go"), gi("gi");
     op.a_sums.compute_root().split(op.g, go, gi, 16, guard).gpu_blocks(go, op.m).gpu_threads(gi);
     op.a_sums.update().split(op.g, go, gi, 16, guard).gpu_blocks(go, op.m).gpu_threads(gi);
-    op.group_sums.compute_at(op.acc, op.groups.x);
-    op.sub_sums.compute_at(op.group_sums, op.subs.x).bound_extent(op.j, 2).unroll(op.j);
-    op.sub_sums.update().reorder(op.r.x, op.j, op.c, op.nb, op.r.y, op.r.z).unroll(op.r.x).unroll(op.j).unroll(op.r.y);
+    s.group_sums.compute_at(s.acc, op.groups.x);
+    s.sub_sums.compute_at(s.group_sums, s.subs.x).bound_extent(op.j, 2).unroll(op.j);
+    s.sub_sums.update().reorder(s.r.x, op.j, op.c, op.nb, s.r.y, s.r.z).unroll(s.r.x).unroll(op.j).unroll(s.r.y);
   } else {
-    op.lane_sums.compute_at(op.acc, op.groups.x).bound_extent(op.j, 4).unroll(op.j);
-    op.lane_sums.update().reorder(op.j, op.c, op.nb, op.r.x, op.r.y).unroll(op.j).unroll(op.r.x);
+    s.lane_sums.compute_at(s.acc, op.groups.x).bound_extent(op.j, 4).unroll(op.j);
+    s.lane_sums.update().reorder(op.j, op.c, op.nb, s.r.x, s.r.y).unroll(op.j).unroll(s.r.x);
   }
 }
 
