@@ -103,6 +103,10 @@ const char* const kTiers[] = {"", "avx512_vnni", "avx512_amx"};
 void BM_int8_gemm(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const char* tier = kTiers[state.range(3)];
+  if (state.range(3) > 0 && *forced_tier()) {
+    state.SkipWithError("--npukit_target forces every call's tier: see tier:0");
+    return;
+  }
   if (state.range(3) == 0) tier = forced_tier();
   if (*tier && !cpu_runs_tier(tier)) {
     state.SkipWithError(

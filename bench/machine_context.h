@@ -12,8 +12,9 @@ namespace npukit::bench {
 // this CPU runs (what a call without a forced tier dispatches to), or "none".
 std::string dispatched_tiers();
 
-// Adds cpu, cpu_features, halide_threads and dispatched_tiers to Google Benchmark's
-// context (printed in the console header and the JSON's "context").
+// Adds cpu, cpu_features, halide_threads and dispatched_tiers (or npukit_target, where the
+// command line forces a tier) to Google Benchmark's context (printed in the console header
+// and the JSON's "context").
 void add_machine_context();
 
 // The target a bench's calls bind to: "cpu" (the best tier this CPU runs), or the tier
@@ -25,7 +26,8 @@ const std::string& bench_target();
 const char* forced_tier();
 
 // A bench's main: takes `--npukit_target` (refused, naming the missing features, where this
-// CPU cannot run the tier), adds the context, then runs Google Benchmark's own main.
+// CPU cannot run the tier), adds the context, then runs Google Benchmark's own main; a call
+// refused on the way (a kernel without the forced tier) stops the bench with its message.
 int run_benchmarks(int argc, char** argv);
 
 }  // namespace npukit::bench

@@ -24,8 +24,7 @@ struct Int4Sums {
   // int8: (j, c, nb, t, m) int16 sums of a · u over sub-group t, u the unsigned nibble, for
   // k ≡ 2j, 2j + 1 (mod 4) of the 4-byte lanes (two int16 lanes per channel).
   Halide::Func sub_sums;
-  // float, row version: (j, c, nb, g, m) fp32 sums of a · (q − zp) over group g for k ≡ j
-  // (mod 4).
+  // float: (j, c, nb, g, m) fp32 sums of a · (q − zp) over group g for k ≡ j (mod 4).
   Halide::Func lane_sums;
   // float: (j, c, nb, g) channel 16·nb + c's zero point of group g as int8, repeated over the
   // 4 lanes j of k: q − zp is then one int8 subtraction of the unpacked bytes.
@@ -41,8 +40,8 @@ struct Int4Gemm {
   bool int8 = true;
   Halide::Type a_type;
   // int8 on a target with vpdpbusd (Halide 14's sapphirerapids feature): each group's sum
-  // is one int32 reduction of 4-k dot products (`r` is (byte, nibble half, k block of the
-  // group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
+  // is one int32 reduction of 4-k dot products (Int4Sums::r is (byte, nibble half, k block
+  // of the group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
   // consecutive k, unsigned, against four int8 activations, which is vpdpbusd's u8 × s8.
   bool dot4 = false;
   Halide::RDom groups;  // (g): the groups of K, in k order
@@ -50,12 +49,14 @@ struct Int4Gemm {
   Halide::Func a_sums{"a_group_sums"};
   // float: (k, m) a in fp32 (the CPU widens fp16 a once, not once per vector of lane sums).
   Halide::Func a_f32{"a_f32"};
-  Int4Sums row;  // one row at a time: decode, and every call where block_rows is 1
+  Int4Sums row;  // one row at a time: decode, M < block_rows, and every M where block_rows is 1
   // Where block_rows > 1 (the CPU's prefill): the same sums for block_rows rows at once,
-  // taken when M ≥ block_rows; a block past M repeats a's last row and is not stored.
+  // taken where `use_rows`; a block past M repeats a's last row and is not stored.
   Int4Sums rows;
   int block_rows = 1;
-  Halide::Expr M;
+  // M ≥ block_rows: the one condition the output's select takes and the CPU schedule
+  // specializes on (Halide drops the version a branch does not take only when they match).
+  Halide::Expr use_rows;
   Halide::Func out{"int4_gemm"};  // (n, m): acc (times a_scales[m] for int8), in the output type
 };
 
@@ -65,8 +66,8 @@ struct Int4Gemm {
 // `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only). `nibble_xor` is applied to
 // each byte first: 0x88 turns two's complement nibbles into q + 8, which with zero points of 8
 // is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
-// `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), whose reads of `a` are
-// clamped to row M − 1.
+// `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), and every read of `a`
+// is then clamped to row M − 1.
 Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func scales,
                           Halide::Func zero_points, Halide::Func a_scales, Halide::Expr nibble_xor, Halide::Expr group,
                           Halide::Expr n_groups, Halide::Expr M, int block_rows, Halide::Type out_type,
@@ -78,8 +79,8 @@ Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, H
 // schedules/gpu/int4_gemm.cpp); the Generator (below) applies the one
 // of its target.
 namespace npukit::schedules::cpu {
-// Rows per block of the prefill version on `target` for activations of `a_type` (1: none).
-int int4_block_rows(const Halide::Target& target, const Halide::Type& a_type);
+// Rows per block of the prefill version on `target` (1: none).
+int int4_block_rows(const Halide::Target& target);
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
 }  // namespace npukit::schedules::cpu
 namespace npukit::schedules::gpu {
@@ -100,7 +101,7 @@ namespace {
 
 // The sums of `op` for the rows `a` gives, their Funcs named with `suffix`.
 Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_points, Expr nibble_xor, Expr group,
-                     const Target& target, const std::string& suffix) {
+                     const std::string& suffix) {
   Int4Sums s;
   s.sub_sums = Func("sub_sums" + suffix);
   s.lane_sums = Func("lane_sums" + suffix);
@@ -144,7 +145,8 @@ Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_
     // fp32 a · (q − zp), q − zp exact: an infinite a against d = 0 gives NaN, as IEEE says.
     s.r = RDom(0, 2, 0, group / 8, "r" + suffix);  // (nibble half, k block of the group)
     Expr kb = g * (group / 8) + s.r.y;
-    // q − zp is in [−15, 15]: exact in int8, then in fp32.
+    // q − zp is in [−15, 15] (zero points above 15 are refused when bound or packed): exact
+    // in int8, then in fp32.
     s.zp_lanes(j, c, nb, g) = cast<int8_t>(zero_points(c, g, nb));
     Expr d = cast<int8_t>(nibble(j, s.r.x, c, kb, nb)) - s.zp_lanes(j, c, nb, g);
     s.lane_sums(j, c, nb, g, m) = 0.0f;
@@ -165,13 +167,13 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_po
   op.int8 = a_type == Int(8);
   op.a_type = a_type;
   op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
-  op.M = M;
   op.block_rows = block_rows;
-  Var g = op.g, m = op.m, n = op.n;
+  op.use_rows = M >= block_rows;
+  Var g = op.g, m = op.m, n = op.n, k("k");
   // A block past M reads row M − 1 (its sums are computed and never stored).
   Func a_rows("a_rows");
   if (block_rows > 1) {
-    a_rows(n, m) = a(n, min(m, M - 1));
+    a_rows(k, m) = a(k, min(m, M - 1));
   } else {
     a_rows = a;
   }
@@ -181,12 +183,12 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_po
     op.a_sums(g, m) = 0;
     op.a_sums(g, m) += cast<int32_t>(a_rows(g * group + rk, m));
   }
-  if (!op.int8) op.a_f32(n, m) = widen_to_f32(a_rows(n, m), target);
-  op.row = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, target, "");
+  if (!op.int8) op.a_f32(k, m) = widen_to_f32(a_rows(k, m), target);
+  op.row = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, "");
   Expr v = op.row.acc(n % kInt4Lanes, n / kInt4Lanes, m);
   if (block_rows > 1) {
-    op.rows = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, target, "_rows");
-    v = select(M >= block_rows, op.rows.acc(n % kInt4Lanes, n / kInt4Lanes, m), v);
+    op.rows = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, "_rows");
+    v = select(op.use_rows, op.rows.acc(n % kInt4Lanes, n / kInt4Lanes, m), v);
   }
   if (op.int8) v = v * a_scales(m);
   op.out(n, m) = narrow_from_f32(v, out_type, target);
@@ -234,7 +236,7 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
       a_in = Halide::BoundaryConditions::constant_exterior(a, Halide::cast(a.type(), 0));
     }
     const int block_rows =
-        schedules::gpu::is_gpu(target) ? 1 : schedules::cpu::int4_block_rows(target, a.type());
+        schedules::gpu::is_gpu(target) ? 1 : schedules::cpu::int4_block_rows(target);
     ops::Int4Gemm op = ops::define_int4_gemm(a_in, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
                                              scales.dim(1).extent(), a.dim(1).extent(), block_rows, y.type(),
                                              target);

@@ -297,41 +297,47 @@ TEST(Int4GemmScales, Fp16ScalesEqualTheirFp32Values) {
   EXPECT_EQ(std::memcmp(f32.data(), c.y.data(), f32.size() * sizeof(float)), 0);
 }
 
-// A row's outputs do not depend on the rows beside it: a call of M = 7 rows (blocks of 4 rows
-// on the AVX-512 tiers, the last block past M) gives each row the bits of that row's own
-// call (the one-row version), for every activation type, with and without zero points, on
-// every x86 tier this CPU runs.
+// Each row of one call of `rows` rows against that row's own one-row call, bit for bit.
+void expect_rows_have_the_bits_of_their_own_calls(const std::string& target, DType act, int64_t rows, bool asym) {
+  Int4Call c(rows, 40, 300, 32, 5);
+  std::vector<uint16_t> ah(c.af.size());
+  for (size_t i = 0; i < ah.size(); ++i) ah[i] = golden::float_to_half_bits(c.af[i]);
+  const bool int8 = act == DType::int8;
+  auto a_view = [&](int64_t first, int64_t count) -> TensorView {
+    const size_t at = static_cast<size_t>(first * c.K);
+    if (int8) return {c.a8.data() + at, act, {count, c.K}, {}};
+    if (act == DType::float16) return {ah.data() + at, act, {count, c.K}, {}};
+    return {c.af.data() + at, act, {count, c.K}, {}};
+  };
+  TensorMap all = c.views(int8, asym, int8);
+  all["a"] = a_view(0, rows);
+  run_call(bind_call(find_op("int4_gemm"), target, all, c.params()));
+  const std::vector<float> together = c.y;
+  for (int64_t m = 0; m < rows; ++m) {
+    std::vector<float> y(static_cast<size_t>(c.N));
+    TensorMap one = c.views(int8, asym, int8);
+    one["a"] = a_view(m, 1);
+    one["y"] = {y.data(), DType::float32, {1, c.N}, {}};
+    if (int8) one["a_scales"] = {c.a_scales.data() + m, DType::float32, {1}, {}};
+    run_call(bind_call(find_op("int4_gemm"), target, one, c.params()));
+    EXPECT_EQ(std::memcmp(y.data(), together.data() + m * c.N, y.size() * sizeof(float)), 0)
+        << target << " " << std::string(dtype_name(act)) << (asym ? " zero points" : " symmetric") << ": row " << m
+        << " of " << rows;
+  }
+}
+
+// A row's outputs do not depend on the rows beside it: M = 3 runs one row at a time, and on
+// the AVX-512 tiers M = 4 one block of 4 rows and M = 7 two, the second past M. Every
+// activation type, with and without zero points, on every x86 tier this CPU runs.
 TEST(Int4GemmRows, EveryRowHasTheBitsOfItsOwnCall) {
   int tiers = 0;
   for (const char* tier : {"avx512_vnni", "avx512", "avx2", "sse41"}) {
     if (!cpu_runs_tier(tier)) continue;
     ++tiers;
-    const std::string target = std::string("cpu:") + tier;
     for (DType act : {DType::int8, DType::float32, DType::float16}) {
-      for (bool asym : {false, true}) {
-        Int4Call c(7, 40, 300, 32, 5);
-        std::vector<uint16_t> ah(c.af.size());
-        for (size_t i = 0; i < ah.size(); ++i) ah[i] = golden::float_to_half_bits(c.af[i]);
-        const bool int8 = act == DType::int8;
-        auto a_view = [&](int64_t row, int64_t rows) -> TensorView {
-          const size_t at = static_cast<size_t>(row * c.K);
-          if (int8) return {c.a8.data() + at, act, {rows, c.K}, {}};
-          if (act == DType::float16) return {ah.data() + at, act, {rows, c.K}, {}};
-          return {c.af.data() + at, act, {rows, c.K}, {}};
-        };
-        TensorMap all = c.views(int8, asym, int8);
-        all["a"] = a_view(0, c.M);
-        run_call(bind_call(find_op("int4_gemm"), target, all, c.params()));
-        const std::vector<float> together = c.y;
-        for (int64_t m = 0; m < c.M; ++m) {
-          std::vector<float> y(static_cast<size_t>(c.N));
-          TensorMap one = c.views(int8, asym, int8);
-          one["a"] = a_view(m, 1);
-          one["y"] = {y.data(), DType::float32, {1, c.N}, {}};
-          if (int8) one["a_scales"] = {c.a_scales.data() + m, DType::float32, {1}, {}};
-          run_call(bind_call(find_op("int4_gemm"), target, one, c.params()));
-          EXPECT_EQ(std::memcmp(y.data(), together.data() + m * c.N, y.size() * sizeof(float)), 0)
-              << target << " " << std::string(dtype_name(act)) << (asym ? " zero points" : " symmetric") << " row " << m;
+      for (int64_t rows : {3, 4, 7}) {
+        for (bool asym : {false, true}) {
+          expect_rows_have_the_bits_of_their_own_calls(std::string("cpu:") + tier, act, rows, asym);
         }
       }
     }

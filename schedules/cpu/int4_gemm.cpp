@@ -98,14 +98,11 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
 
 // Prefill (M > 1) is compute-bound: one row at a time unpacks every tile's nibbles once per
 // row, and with two channel blocks a row's group sums are only two vpdpbusd chains (Zen 4,
-// M = 128, one thread: 0.55 of int8_gemm on the same shape). Blocks of rows share each
-// unpacking and run one chain per row and block. AVX-512 has the registers: int8 4 rows (8
-// group sums + 8 totals), float 8 rows one k at a time (8 + 8, and 8 unpacked k); AVX2's
-// 16 are taken by one row.
-int int4_block_rows(const Target& target, const Type& a_type) {
-  if (target.natural_vector_size<float>() < 16) return 1;
-  return 4;
-}
+// M = 128, one thread: 0.55 of int8_gemm on the same shape). Blocks of 4 rows share each
+// unpacking and run one chain per row and block: 0.93 (6 and 8 rows were no faster: 6 hold
+// 24 of the 32 zmm in sums and totals, docs/performance.md). AVX2's 16 registers are taken
+// by one row.
+int int4_block_rows(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 4 : 1; }
 
 // Tasks of a channel tile over every row: a tile's packed weights (K/2 bytes per channel)
 // stream from DRAM once for its first row (or block of rows) and serve the others from L2.
@@ -115,11 +112,12 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
   const TailStrategy guard = TailStrategy::GuardWithIf;
   Var no{"no"}, ni{"ni"}, mo{"mo"}, mi{"mi"};
   op.out.split(op.n, no, ni, ops::kInt4Lanes * channel_blocks(op), guard);
-  // Both versions have the loops mo > mi: the row version is computed at mi and the block
-  // version at mo in either, and Halide skips the one the select does not take; its bounds
-  // still hold where it is skipped (a block past M reads row M − 1, see define_int4_gemm).
+  // The row version is computed at mi and the block version at mo; the default branch
+  // splits m by 1 only so that both loops exist in both branches. Under the specialization
+  // and its negation Halide simplifies the output's select (the same `use_rows`) and drops
+  // the version not taken, whose bounds must still hold: a block past M reads row M − 1.
   if (rows > 1) {
-    op.out.specialize(op.M >= rows)
+    op.out.specialize(op.use_rows)
         .split(op.m, mo, mi, rows, guard)
         .reorder(ni, mi, mo, no)
         .vectorize(ni, vec)
@@ -132,7 +130,9 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
   // fp16 a widened once for the call (M · K · 4 bytes): each product's 4 values of a are
   // then one 16-byte broadcast from memory (widened in the loop, LLVM converted them once
   // per vector of lane sums; staged per k block, it built the broadcasts with shuffles).
-  if (!op.int8 && op.a_type != Float(32)) op.a_f32.compute_root().vectorize(op.n, vec, TailStrategy::GuardWithIf);
+  if (op.a_type == Float(16)) {
+    op.a_f32.compute_root().vectorize(op.a_f32.args()[0], vec, TailStrategy::GuardWithIf).parallel(op.m);
+  }
 }
 
 }  // namespace npukit::schedules::cpu
