@@ -10,6 +10,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
+#include "runtime/text.h"
 
 namespace npukit::bench {
 
@@ -44,10 +45,10 @@ bool take_target_flag(int& argc, char** argv) {
                    tier.c_str());
       return false;
     }
-    std::string missing;
-    for (const std::string& f : missing_for_tier(cpu_features(), tier)) missing += " " + f;
+    const std::vector<std::string> missing = missing_for_tier(cpu_features(), tier);
     if (!missing.empty()) {
-      std::fprintf(stderr, "--npukit_target: tier '%s' needs%s, which this CPU lacks\n", tier.c_str(), missing.c_str());
+      std::fprintf(stderr, "--npukit_target: tier '%s' needs %s, which this CPU lacks\n", tier.c_str(),
+                   join_names(missing).c_str());
       return false;
     }
     target_storage() = value;

@@ -23,8 +23,8 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
   Var c = op.c, nb = op.nb, j = op.j, m = op.m;
   // A tile's values of `f` in registers at `f_at`: its channels' lanes (and `j` pairs or
   // lanes of k, when given, vectorized with them), its blocks and rows unrolled.
-  auto in_registers = [&](Func f, const Func& consumer, const RVar& f_at, int j_extent) {
-    f.compute_at(consumer, f_at)
+  auto in_registers = [&](Func f, const LoopLevel& f_at, int j_extent) {
+    f.compute_at(f_at)
         .bound_extent(c, lanes)
         .bound_extent(nb, blocks)
         .bound_extent(m, rows)
@@ -36,20 +36,12 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
       f.vectorize(c, vec).unroll(c).unroll(nb);
     }
   };
-  s.acc.compute_at(at)
-      .bound_extent(c, lanes)
-      .bound_extent(nb, blocks)
-      .bound_extent(m, rows)
-      .store_in(MemoryType::Register)
-      .vectorize(c, vec)
-      .unroll(c)
-      .unroll(nb)
-      .unroll(m);
+  in_registers(s.acc, at, 0);
   s.acc.update().reorder(c, nb, m, op.groups.x).vectorize(c, vec).unroll(c).unroll(nb).unroll(m);
   if (op.dot4) {
     // Each 64-byte load of a block (16 channels × 4 bytes) gives two vpdpbusd per row, its
     // low and its high nibbles against a broadcast 4 bytes of a.
-    in_registers(s.group_sums, s.acc, op.groups.x, 0);
+    in_registers(s.group_sums, LoopLevel(s.acc, op.groups.x), 0);
     s.group_sums.update()
         .reorder(s.r.x, c, nb, m, s.r.y, s.r.z)
         .atomic()
@@ -59,10 +51,10 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
         .unroll(m)
         .unroll(s.r.y);
   } else if (op.int8) {
-    in_registers(s.group_sums, s.acc, op.groups.x, 0);
+    in_registers(s.group_sums, LoopLevel(s.acc, op.groups.x), 0);
     s.group_sums.update().reorder(c, nb, m, s.subs.x).vectorize(c, vec).unroll(c).unroll(nb).unroll(m);
     // The pair element innermost and atomic: the vector reduction pmaddubsw computes.
-    in_registers(s.sub_sums, s.group_sums, s.subs.x, 2);
+    in_registers(s.sub_sums, LoopLevel(s.group_sums, s.subs.x), 2);
     s.sub_sums.update()
         .reorder(s.r.x, j, c, nb, m, s.r.y, s.r.z)
         .atomic(true)  // saturating_add is not one Halide 14 proves associative; it never saturates here
@@ -74,7 +66,7 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
         .unroll(s.r.y)
         .unroll(s.r.z);
   } else {
-    in_registers(s.lane_sums, s.acc, op.groups.x, 4);
+    in_registers(s.lane_sums, LoopLevel(s.acc, op.groups.x), 4);
     s.lane_sums.update()
         .reorder(j, c, nb, m, s.r.x, s.r.y)
         .vectorize(j)
