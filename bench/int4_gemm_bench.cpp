@@ -51,19 +51,23 @@ std::string int8_anchor_tier() {
 }
 
 // Args: M (rows of a: 1 is decode's GEMV, more a prefill chunk), N, K, G, zero points (0
-// symmetric, 1 asymmetric), activations (0 int8, 1 fp16).
+// symmetric, 1 asymmetric), activations (0 int8, 1 fp16, 2 fp32).
 void BM_int4_gemm(benchmark::State& state) {
   const int64_t M = state.range(0), N = state.range(1), K = state.range(2), G = state.range(3),
                 groups = (K + G - 1) / G;
   const bool asym = state.range(4) != 0, int8 = state.range(5) == 0;
-  const DType act = int8 ? DType::int8 : DType::float16;
+  const DType act = int8 ? DType::int8 : state.range(5) == 1 ? DType::float16 : DType::float32;
   std::mt19937 rng(3);
   std::vector<uint8_t> w(size_t(N) * (K + 1) / 2), zp(size_t(N) * groups);
   for (auto& v : w) v = static_cast<uint8_t>(rng());
   for (auto& v : zp) v = static_cast<uint8_t>(rng() % 16);
   std::vector<uint16_t> scales(size_t(N) * groups, 0x2000);  // fp16 0.0078125, as the planner's fp16 scales
   std::vector<uint8_t> a(size_t(M) * K * dtype_size(act), int8 ? 3 : 0);
-  if (!int8) std::fill(reinterpret_cast<uint16_t*>(a.data()), reinterpret_cast<uint16_t*>(a.data()) + M * K, 0x3000);
+  if (act == DType::float16) {
+    std::fill(reinterpret_cast<uint16_t*>(a.data()), reinterpret_cast<uint16_t*>(a.data()) + M * K, 0x3000);
+  } else if (act == DType::float32) {
+    std::fill(reinterpret_cast<float*>(a.data()), reinterpret_cast<float*>(a.data()) + M * K, 0.125f);
+  }
   std::vector<float> a_scales(static_cast<size_t>(M), 0.01f), y(static_cast<size_t>(M * N));
   TensorMap t = {{"a", {a.data(), act, {M, K}, {}}},
                  {"w", {w.data(), DType::uint8, {N, (K + 1) / 2}, {}}},
@@ -120,17 +124,18 @@ void BM_int4_gemm(benchmark::State& state) {
   state.counters["bytes_per_weight"] = bytes / (double(N) * K);
   state.counters["vs_read"] = median_of(vs_read);
   state.counters["vs_int8"] = median_of(vs_int8);
-  state.SetLabel(std::string(int8 ? "a int8" : "a fp16") + (asym ? ", zero points" : ", symmetric") +
+  state.SetLabel("a " + std::string(dtype_name(act)) + (asym ? ", zero points" : ", symmetric") +
                  (anchor_tier != forced_tier() ? ", int8_gemm as dispatched" : ""));
 }
 
-// Decode's GEMV, then prefill chunks (compute-bound: vs_int8 is the comparison there), with
-// zero points and with fp16 activations at M = 128.
+// Decode's GEMV (int8, fp16 and fp32 activations), then prefill chunks (compute-bound:
+// vs_int8 is the comparison there), with zero points and with fp16 activations at M = 128.
 void shapes(benchmark::internal::Benchmark* b) {
   for (int64_t g : {128, 32}) {
     for (int64_t asym : {0, 1}) b->Args({1, 4096, 4096, g, asym, 0});
   }
-  b->Args({1, 4096, 4096, 128, 0, 1});
+  for (int64_t asym : {0, 1}) b->Args({1, 4096, 4096, 128, asym, 1});
+  b->Args({1, 4096, 4096, 128, 0, 2});
   for (int64_t asym : {0, 1}) b->Args({1, 11008, 4096, 128, asym, 0});
   for (int64_t m : {16, 128}) b->Args({m, 4096, 4096, 128, 0, 0});
   b->Args({128, 4096, 4096, 128, 1, 0});

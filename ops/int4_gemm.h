@@ -26,9 +26,12 @@ struct Int4Sums {
   Halide::Func sub_sums;
   // float: (j, c, nb, g, m) fp32 sums of a · (q − zp) over group g for k ≡ j (mod 4).
   Halide::Func lane_sums;
-  // float: (j, c, nb, g) channel 16·nb + c's zero point of group g as int8, repeated over the
-  // 4 lanes j of k: q − zp is then one int8 subtraction of the unpacked bytes.
+  // float from bytes (GPU): (j, c, nb, g) channel 16·nb + c's zero point of group g as int8,
+  // repeated over the 4 lanes j of k: q − zp is then one int8 subtraction of the bytes.
   Halide::Func zp_lanes;
+  // float from words (CPU): (e, c, nb, g) 2^(23 − 4e) + zp in fp32, e = 0 … 4: what takes the
+  // exponent's bias out of a nibble that sits at bit 4e under an exponent of 2^(23 − 4e).
+  Halide::Func zp_biased;
   // (c, nb, g, m): group g's sum of a · (q − zp) for channel 16·nb + c: exact int32 (int8),
   // fp32 (float).
   Halide::Func group_sums;
@@ -44,10 +47,14 @@ struct Int4Gemm {
   // of the group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
   // consecutive k, unsigned, against four int8 activations, which is vpdpbusd's u8 × s8.
   bool dot4 = false;
+  // float a with the packed weights given as 32-bit words (the CPU's float kernels): each
+  // nibble becomes fp32 q − zp with a mask, an OR and one subtraction, no int-to-float
+  // conversion; the same sums, in the same order, as from the bytes (GPU).
+  bool words = false;
   Halide::RDom groups;  // (g): the groups of K, in k order
   // int8: (g, m) Σ_{k in g} a, for the zero points' share.
   Halide::Func a_sums{"a_group_sums"};
-  // float: (k, m) a in fp32 (the CPU widens fp16 a once, not once per vector of lane sums).
+  // float: (k, m) a in fp32 (the CPU widens fp16 a once, not once per k block).
   Halide::Func a_f32{"a_f32"};
   Int4Sums row;  // one row at a time: decode, M < block_rows, and every M where block_rows is 1
   // Where block_rows > 1 (the CPU's prefill): the same sums for block_rows rows at once,
@@ -62,16 +69,17 @@ struct Int4Gemm {
 
 // `a(k, m)`: activations (int8, or any float type), readable for k < groups · group (zero past
 // K); `w(j, c, kb, nb)`: packed bytes, byte j of channel 16·nb + c in k block kb holds
-// k = 8·kb + j in its low nibble and 8·kb + 4 + j in its high one; `scales(c, g, nb)` fp32;
+// k = 8·kb + j in its low nibble and 8·kb + 4 + j in its high one (for float a, `w_words(c, kb,
+// nb)` may give them as little-endian int32 words instead, w then undefined); `scales(c, g, nb)` fp32;
 // `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only). `nibble_xor` is applied to
 // each byte first: 0x88 turns two's complement nibbles into q + 8, which with zero points of 8
 // is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
 // `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), and every read of `a`
 // is then clamped to row M − 1.
-Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func scales,
-                          Halide::Func zero_points, Halide::Func a_scales, Halide::Expr nibble_xor, Halide::Expr group,
-                          Halide::Expr n_groups, Halide::Expr M, int block_rows, Halide::Type out_type,
-                          const Halide::Target& target);
+Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func w_words,
+                          Halide::Func scales, Halide::Func zero_points, Halide::Func a_scales,
+                          Halide::Expr nibble_xor, Halide::Expr group, Halide::Expr n_groups, Halide::Expr M,
+                          int block_rows, Halide::Type out_type, const Halide::Target& target);
 
 }  // namespace npukit::ops
 
@@ -100,12 +108,13 @@ using namespace Halide;
 namespace {
 
 // The sums of `op` for the rows `a` gives, their Funcs named with `suffix`.
-Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_points, Expr nibble_xor, Expr group,
-                     const std::string& suffix) {
+Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func w_words, Func scales, Func zero_points, Expr nibble_xor,
+                     Expr group, const std::string& suffix) {
   Int4Sums s;
   s.sub_sums = Func("sub_sums" + suffix);
   s.lane_sums = Func("lane_sums" + suffix);
   s.zp_lanes = Func("zp_lanes" + suffix);
+  s.zp_biased = Func("zp_biased" + suffix);
   s.group_sums = Func("group_sums" + suffix);
   s.acc = Func("acc" + suffix);
   Var j = op.j, c = op.c, nb = op.nb, g = op.g, t = op.t, m = op.m;
@@ -145,12 +154,31 @@ Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_
     // fp32 a · (q − zp), q − zp exact: an infinite a against d = 0 gives NaN, as IEEE says.
     s.r = RDom(0, 2, 0, group / 8, "r" + suffix);  // (nibble half, k block of the group)
     Expr kb = g * (group / 8) + s.r.y;
-    // q − zp is in [−15, 15] (zero points above 15 are refused when bound or packed): exact
-    // in int8, then in fp32.
-    s.zp_lanes(j, c, nb, g) = cast<int8_t>(zero_points(c, g, nb));
-    Expr d = cast<int8_t>(nibble(j, s.r.x, c, kb, nb)) - s.zp_lanes(j, c, nb, g);
+    Expr d;
+    if (op.words) {
+      // Byte j of a channel's word holds k = 8·kb + j at bit 8j and 8·kb + 4 + j at bit
+      // 8j + 4. A nibble n at bit b ≤ 16 under the biased exponent 150 − b reads as the fp32
+      // 2^(23 − b) + n; subtracting 2^(23 − b) + zp leaves n − zp exactly (integers below
+      // 2^24). The nibbles above bit 16 are shifted down by 12 first (one shift for three).
+      Var e("e");
+      s.zp_biased(e, c, nb, g) = cast<float>(1 << (23 - 4 * e)) + cast<float>(zero_points(c, g, nb));
+      Expr word = cast<uint32_t>(w_words(c, kb, nb)) ^ (cast<uint32_t>(nibble_xor) * cast<uint32_t>(0x01010101));
+      Expr bit = 8 * j + 4 * s.r.x;
+      Expr high = bit > 16;
+      Expr from = select(high, word >> 12, word);
+      Expr at = select(high, bit - 12, bit);
+      Expr x = (from & (cast<uint32_t>(15) << cast<uint32_t>(at))) | (cast<uint32_t>(150 - at) << 23);
+      // (The clamp only tells bounds inference what `at` is: j and the half are constants
+      // in the schedule's unrolled loops.)
+      d = reinterpret<float>(x) - s.zp_biased(clamp(at, 0, 16) / 4, c, nb, g);
+    } else {
+      // q − zp is in [−15, 15] (zero points above 15 are refused when bound or packed):
+      // exact in int8, then in fp32.
+      s.zp_lanes(j, c, nb, g) = cast<int8_t>(zero_points(c, g, nb));
+      d = cast<float>(cast<int8_t>(nibble(j, s.r.x, c, kb, nb)) - s.zp_lanes(j, c, nb, g));
+    }
     s.lane_sums(j, c, nb, g, m) = 0.0f;
-    s.lane_sums(j, c, nb, g, m) += op.a_f32(8 * kb + 4 * s.r.x + j, m) * cast<float>(d);
+    s.lane_sums(j, c, nb, g, m) += op.a_f32(8 * kb + 4 * s.r.x + j, m) * d;
     s.group_sums(c, nb, g, m) = (s.lane_sums(0, c, nb, g, m) + s.lane_sums(1, c, nb, g, m)) +
                                 (s.lane_sums(2, c, nb, g, m) + s.lane_sums(3, c, nb, g, m));
   }
@@ -161,12 +189,14 @@ Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func scales, Func zero_
 
 }  // namespace
 
-Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_points, Func a_scales, Expr nibble_xor,
-                          Expr group, Expr n_groups, Expr M, int block_rows, Type out_type, const Target& target) {
+Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func w_words, Func scales, Func zero_points, Func a_scales,
+                          Expr nibble_xor, Expr group, Expr n_groups, Expr M, int block_rows, Type out_type,
+                          const Target& target) {
   Int4Gemm op;
   op.int8 = a_type == Int(8);
   op.a_type = a_type;
   op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
+  op.words = !op.int8 && w_words.defined();
   op.block_rows = block_rows;
   op.use_rows = M >= block_rows;
   Var g = op.g, m = op.m, n = op.n, k("k");
@@ -184,10 +214,10 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func scales, Func zero_po
     op.a_sums(g, m) += cast<int32_t>(a_rows(g * group + rk, m));
   }
   if (!op.int8) op.a_f32(k, m) = widen_to_f32(a_rows(k, m), target);
-  op.row = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, "");
+  op.row = define_sums(op, a_rows, w, w_words, scales, zero_points, nibble_xor, group, "");
   Expr v = op.row.acc(n % kInt4Lanes, n / kInt4Lanes, m);
   if (block_rows > 1) {
-    op.rows = define_sums(op, a_rows, w, scales, zero_points, nibble_xor, group, "_rows");
+    op.rows = define_sums(op, a_rows, w, w_words, scales, zero_points, nibble_xor, group, "_rows");
     v = select(op.use_rows, op.rows.acc(n % kInt4Lanes, n / kInt4Lanes, m), v);
   }
   if (op.int8) v = v * a_scales(m);
@@ -211,7 +241,9 @@ namespace {
 class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
  public:
   Input<Halide::Buffer<void, 2>> a{"a"};                  // (k_pad, M), zero past K; GPU: (K, M)
-  Input<Halide::Buffer<uint8_t, 4>> w{"w"};              // (4, 16, k_pad / 8, n_pad / 16)
+  // uint8 (4, 16, k_pad / 8, n_pad / 16), or for the CPU's float kernels the same bytes as
+  // int32 words (1, 16, k_pad / 8, n_pad / 16) (runtime/operators.cmake says which).
+  Input<Halide::Buffer<void, 4>> w{"w"};
   Input<Halide::Buffer<float, 3>> scales{"scales"};       // (16, groups, n_pad / 16)
   Input<Halide::Buffer<uint8_t, 3>> zero_points{"zero_points"};  // (16, groups, n_pad / 16)
   Input<Halide::Buffer<float, 1>> a_scales{"a_scales"};   // (M): int8 a only
@@ -224,8 +256,12 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     ops::add_f16c_bitcode(*get_externs_map(), target);
     ops::set_mins_to_zero(a, w, scales, zero_points, a_scales);
     const int lanes = ops::kInt4Lanes;
-    w.dim(0).set_extent(4);
-    w.dim(1).set_extent(lanes).set_stride(4);
+    const bool words = w.type() == Halide::Int(32);
+    _halide_user_assert(words ? !schedules::gpu::is_gpu(target) && a.type() != Halide::Int(8)
+                              : w.type() == Halide::UInt(8))
+        << "npukit_int4_gemm: w is uint8, or int32 words for the CPU's float kernels (w.type " << w.type() << ")\n";
+    w.dim(0).set_extent(words ? 1 : 4);
+    w.dim(1).set_extent(lanes).set_stride(words ? 1 : 4);
     scales.dim(0).set_extent(lanes);
     zero_points.dim(0).set_extent(lanes);
     // The CPU kernels read `a` padded with zeros to whole groups by the caller. The GPU
@@ -237,9 +273,16 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     }
     const int block_rows =
         schedules::gpu::is_gpu(target) ? 1 : schedules::cpu::int4_block_rows(target);
-    ops::Int4Gemm op = ops::define_int4_gemm(a_in, a.type(), w, scales, zero_points, a_scales, nibble_xor, group,
-                                             scales.dim(1).extent(), a.dim(1).extent(), block_rows, y.type(),
-                                             target);
+    Halide::Func bytes, w_words;
+    if (words) {
+      Halide::Var c, kb, nb;
+      w_words(c, kb, nb) = w(0, c, kb, nb);
+    } else {
+      bytes = w;
+    }
+    ops::Int4Gemm op = ops::define_int4_gemm(a_in, a.type(), bytes, w_words, scales, zero_points, a_scales,
+                                             nibble_xor, group, scales.dim(1).extent(), a.dim(1).extent(),
+                                             block_rows, y.type(), target);
     y = op.out;
     ops::set_mins_to_zero(y);
     if (schedules::gpu::is_gpu(target)) {

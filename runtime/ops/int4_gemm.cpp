@@ -147,7 +147,11 @@ void int4_gemm_run(const Call& call) {
                                  ? a_scales->second
                                  : TensorView{frame.fill(static_cast<size_t>(int8 ? M : 1), 1.0f), DType::float32,
                                               {int8 ? M : 1}, {}};
-  TensorView w_view{const_cast<uint8_t*>(w), DType::uint8, {blocks, l.k_pad / 8, Int4Layout::kLanes, 4}, {}};
+  // The CPU's float kernels read each channel's 4 bytes of a k block as one int32 word
+  // (runtime/operators.cmake, ops/int4_gemm.h).
+  const bool words = !Gpu && a.dtype != DType::int8;
+  TensorView w_view{const_cast<uint8_t*>(w), words ? DType::int32 : DType::uint8,
+                    {blocks, l.k_pad / 8, Int4Layout::kLanes, words ? 1 : 4}, {}};
   TensorView s_view{const_cast<float*>(scales), DType::float32, {blocks, groups, Int4Layout::kLanes}, {}};
   if (Gpu) {  // each the constant's own memory when there is one, else left as it is
     w_view = gpu_resident(call, "w", w_view);
