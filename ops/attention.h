@@ -442,7 +442,7 @@ int decode_v_columns(const Halide::Target& target) {
   return (vec >= 16 ? 4 : 2) * vec;
 }
 
-// Whether the decode schedule prefetches v rows as well as k rows (see the num schedule),
+// Whether the decode schedule prefetches v rows as well as k rows (see the block schedule),
 // and so where the prefetched lines go: k rows alone (8 KB ahead) into L1; k and v rows
 // together into L2, since 16 KB of lines not yet read in a 32 KB L1 evicted the task's
 // own data. Zen 4, avx512 tier, cold: L1 → L2 made S = 2048 586 → 492 µs on one thread
@@ -590,19 +590,6 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .reorder(dv, a.ri, a.ro, dd, rso)
       .vectorize(dv, vec)
       .unroll(a.ri);
-  // Placed in the tile loop (dd, inside the test of rv's predicate), so issued once per
-  // tile (twice per block at Dh = 128, the second time for lines already requested); at
-  // the block loop it sat before that test, which kept the block loop running, empty but
-  // prefetching, over the whole split past the position (at S = 16, 80% of the call).
-  // Left out for a short cache, as k's. Only where a tile is wide (AVX-512's 64 columns):
-  // the prefetch covers the whole block, so it is issued head_dim / v_columns times per
-  // block, and with AVX2's 16-column tiles those 8 sweeps at Dh = 128 cost more than the
-  // prefetch gains. Zen 3 (avx2, one thread) without it: S = 2048 from L3 1000 -> 800 us,
-  // S = 8192 from DRAM 4.14 -> 3.78 ms.
-  if (decode_prefetches_v(target)) {
-    a.num.update().specialize(!short_cache).prefetch(v, dd, rso, v_blocks_ahead,
-                                                     PrefetchBoundStrategy::NonFaulting);
-  }
   block.compute_at(a.num, a.ro)
       .store_in(MemoryType::Stack)
       .bound_storage(a.d, v_columns)
@@ -610,6 +597,21 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .vectorize(a.d, vec, guard)
       .unroll(a.ri);
   block.update().reorder(a.d, a.ri, rsi).vectorize(a.d, v_columns, guard).unroll(a.ri);
+  // v's rows prefetched 2 blocks ahead from the block's row loop: each row's tile fetches
+  // the same tile of the row 32 rows on, so a block's lines are requested once per tile's
+  // share (plus Halide's doubled count, ops/prefetch.h), only for blocks the predicate lets
+  // run, and never for a short cache. (From the tile loop, with the next block's whole box,
+  // every tile fetched all of it: Zen 4, avx512, one thread, cold S = 2048 514–519 -> 464–479
+  // us, S = 8192 1.96–2.08 -> 1.78–1.96 ms, hot S = 2048 517–572 -> 433–467 us; at the block
+  // loop, outside the predicate's test, it ran over the whole split past the position.)
+  // Only where a tile is wide (AVX-512's 64 columns): AVX2's 16-column tiles, a quarter of a
+  // line per row, fetch each line four times, and cost more than the prefetch gains (Zen 4
+  // forced to avx2, one thread: hot S = 2048 580–622 -> 728–841 us, cold S = 2048 660–674 ->
+  // 796–800 us; Zen 3 with the tile loop's version: S = 2048 from L3 800 -> 1000 us).
+  if (decode_prefetches_v(target)) {
+    block.update().specialize(!short_cache).prefetch(v, rsi, rsi, v_blocks_ahead * kVRows,
+                                                     PrefetchBoundStrategy::NonFaulting);
+  }
 
   // The combine: small (Hq · Dh per split), once for all heads.
   a.combined.compute_root();

@@ -5,8 +5,8 @@
 // or L2 (`prefetcht1`). See ops/halide_prefetch.ll.in. Halide still counts its calls by
 // bytes (one per 64 bytes of the box) while stepping them by 64 elements, so with 2-byte
 // elements the calls cover twice the box and fetch each line twice (4 times with 4-byte
-// elements; decode attention's v prefetch, half of it repeats, is 9% of a hot call on
-// Zen 4). Only the pointer reaches `_halide_prefetch`: the bitcode cannot tell a repeat.
+// elements: decode attention's v prefetch, issued per row and tile, requests each line
+// twice). Only the pointer reaches `_halide_prefetch`: the bitcode cannot tell a repeat.
 #pragma once
 
 #include "Halide.h"
