@@ -19,7 +19,9 @@ constexpr int kBlockChannels = 64;
 void schedule_int4_gemm(ops::Int4Gemm& op, const Target&) {
   Var no("no"), ni("ni");
   const TailStrategy guard = TailStrategy::GuardWithIf;
-  ops::Int4Sums& s = op.row;  // a GPU runs the row version only (block_rows = 1)
+  // A GPU runs the row version only, from the packed bytes (the Generator's choices).
+  _halide_user_assert(op.block_rows == 1 && !op.words) << "int4_gemm's GPU schedule: one row at a time, from bytes\n";
+  ops::Int4Sums& s = op.row;
   op.out.split(op.n, no, ni, kBlockChannels, guard).reorder(ni, no, op.m).gpu_blocks(no, op.m).gpu_threads(ni);
   s.acc.compute_at(op.out, ni);
   if (op.int8) {
