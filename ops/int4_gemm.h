@@ -69,11 +69,11 @@ struct Int4Gemm {
 
 // `a(k, m)`: activations (int8, or any float type), readable for k < groups · group (zero past
 // K); `w(j, c, kb, nb)`: packed bytes, byte j of channel 16·nb + c in k block kb holds
-// k = 8·kb + j in its low nibble and 8·kb + 4 + j in its high one (for float a, `w_words(c, kb,
-// nb)` may give them as little-endian int32 words instead, w then undefined); `scales(c, g, nb)` fp32;
-// `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only). `nibble_xor` is applied to
-// each byte first: 0x88 turns two's complement nibbles into q + 8, which with zero points of 8
-// is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
+// k = 8·kb + j in its low nibble and 8·kb + 4 + j in its high one (for float a, `w_words(c,
+// kb, nb)` may give the same bytes as little-endian int32 words instead, w then undefined);
+// `scales(c, g, nb)` fp32; `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only).
+// `nibble_xor` is applied to each byte first: 0x88 turns two's complement nibbles into q + 8,
+// which with zero points of 8 is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
 // `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), and every read of `a`
 // is then clamped to row M − 1.
 Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func w_words,
