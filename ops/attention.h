@@ -600,10 +600,10 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // v's rows prefetched 2 blocks ahead from the block's row loop: each row's tile fetches
   // the same tile of the row 32 rows on, so the requests are spread over the rows, only for
   // blocks the predicate lets run, and never for a short cache. (From the tile loop, every
-  // tile fetched the next block's whole box at its start, a burst of 128 requests: Zen 4,
-  // avx512, one thread, cold S = 2048 514–519 -> 464–479 us, S = 8192 1.96–2.08 -> 1.78–1.96
-  // ms, hot S = 2048 517–572 -> 433–467 us. At the block loop, outside the predicate's test,
-  // it ran over the whole split past the position.)
+  // tile fetched the whole box of the block two ahead at its start, a burst of 128 requests:
+  // Zen 4, avx512, one thread, cold S = 2048 511–522 -> 454–514 us, S = 8192 1.96–2.12 ->
+  // 1.78–2.02 ms, hot S = 2048 517–572 -> 433–467 us. At the block loop, outside the
+  // predicate's test, it ran over the whole split past the position.)
   // Only where a tile is wide (AVX-512's 64 columns): AVX2's 16-column tiles, a quarter of a
   // line per row, fetch each line four times, and cost more than the prefetch gains (Zen 4
   // forced to avx2, one thread: hot S = 2048 580–622 -> 728–841 us, cold S = 2048 660–674 ->

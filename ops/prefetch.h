@@ -4,9 +4,9 @@
 // this bitcode linked, every line of the prefetched box is fetched, into L1 (`prefetcht0`)
 // or L2 (`prefetcht1`). See ops/halide_prefetch.ll.in. Halide still counts its calls by
 // bytes (one per 64 bytes of the box) while stepping them by 64 elements, so with 2-byte
-// elements the calls cover twice the box and fetch each line twice (4 times with 4-byte
-// elements: decode attention's v prefetch, issued per row and tile, requests each line
-// twice). Only the pointer reaches `_halide_prefetch`: the bitcode cannot tell a repeat.
+// elements the calls cover twice the box and fetch each line twice (decode attention's fp16
+// v rows, prefetched per row and tile: each line twice), 4 times with 4-byte elements.
+// Only the pointer reaches `_halide_prefetch`: the bitcode cannot tell a repeat.
 #pragma once
 
 #include "Halide.h"
