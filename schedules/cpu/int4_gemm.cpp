@@ -72,20 +72,12 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
     // become 8 vectors of fp32 q − zp (a mask and an OR, one shift for the top three, one
     // subtraction), each into the lane sum of its k mod 4 against a broadcast of a.
     _halide_user_assert(op.words) << "int4_gemm's CPU schedule reads float a's weights as words\n";
-    s.lane_sums.compute_at(s.acc, op.groups.x)
-        .bound_extent(j, 4)
-        .bound_extent(c, lanes)
-        .bound_extent(nb, blocks)
-        .bound_extent(m, rows)
-        .reorder_storage(c, j, nb, op.g, m)
-        .store_in(MemoryType::Register)
-        .vectorize(c)
-        .unroll(j)
-        .unroll(nb)
-        .unroll(m);
+    in_registers(s.lane_sums, LoopLevel(s.acc, op.groups.x), 0);
+    s.lane_sums.bound_extent(j, 4).reorder_storage(c, j, nb, op.g, m).unroll(j);
     s.lane_sums.update()
         .reorder(c, j, nb, m, s.r.x, s.r.y)
-        .vectorize(c)
+        .vectorize(c, vec)
+        .unroll(c)
         .unroll(j)
         .unroll(nb)
         .unroll(m)
