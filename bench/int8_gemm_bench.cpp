@@ -23,7 +23,6 @@
 #include "layouts/vnni_int8.h"
 #include "runtime/cpu_features.h"
 #include "runtime/int8_gemm.h"
-#include "runtime/text.h"
 
 namespace npukit::bench {
 namespace {
@@ -109,9 +108,7 @@ void BM_int8_gemm(benchmark::State& state) {
   }
   if (state.range(3) == 0) tier = forced_tier();
   if (*tier && !cpu_runs_tier(tier)) {
-    state.SkipWithError(
-        (std::string("not runnable on this CPU: tier ") + tier + " needs " + join_names(missing_for_tier(cpu_features(), tier)))
-            .c_str());
+    state.SkipWithError(("not runnable on this CPU: " + tier_unavailable(tier)).c_str());
     return;
   }
   state.SetLabel(*tier ? tier : "dispatched");

@@ -8,12 +8,13 @@
 
 namespace npukit::bench {
 
-// "rms_norm:avx2 rope:avx2 ...": for every registered op with CPU kernels, the best tier
-// this CPU runs (what a call without a forced tier dispatches to), or "none".
+// "rms_norm:avx2 rope:avx2 ...": for every registered op with CPU kernels, the tier its
+// calls dispatch to here (the best this CPU runs, or the best at or below the forced tier),
+// or "none".
 std::string dispatched_tiers();
 
-// Adds cpu, cpu_features, halide_threads and dispatched_tiers (or npukit_target, where the
-// command line forces a tier) to Google Benchmark's context (printed in the console header
+// Adds cpu, cpu_features, halide_threads, npukit_target (where the command line forces a
+// tier) and dispatched_tiers to Google Benchmark's context (printed in the console header
 // and the JSON's "context").
 void add_machine_context();
 
@@ -27,7 +28,7 @@ const char* forced_tier();
 
 // A bench's main: takes `--npukit_target` (refused, naming the missing features, where this
 // CPU cannot run the tier), adds the context, then runs Google Benchmark's own main; a call
-// refused on the way (a kernel without the forced tier) stops the bench with its message.
+// refused on the way stops the bench with its message.
 int run_benchmarks(int argc, char** argv);
 
 }  // namespace npukit::bench

@@ -7,6 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+
+#include "runtime/text.h"
 
 namespace npukit {
 namespace {
@@ -97,16 +100,25 @@ bool amx_tile_data_permitted(const CpuFeatures& f) {
   return f.os_amx && f.amx_tile && granted;
 }
 
+int tier_rank(std::string_view tier) {
+  for (size_t i = 0; i < std::size(kCpuTiers); ++i) {
+    if (tier == kCpuTiers[i]) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 std::vector<std::string> tier_requirements(std::string_view tier) {
+  // What each tier adds to the one before it, in kCpuTiers' order. Not avxvnni at
+  // avx512_vnni: that tier's kernels must use the EVEX (zmm) vpdpbusd only.
+  static const std::vector<std::string> added[std::size(kCpuTiers)] = {
+      {"sse41"},
+      {"avx", "f16c", "fma", "avx2"},
+      {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"},
+      {"avx512ifma", "avx512vbmi", "avx512vnni"},
+      {"amx_tile", "amx_int8", "amx_tile_data"},
+  };
   std::vector<std::string> r;
-  const bool amx = tier == "avx512_amx";
-  const bool vnni = tier == "avx512_vnni" || amx, avx512 = tier == "avx512" || vnni, avx2 = tier == "avx2" || avx512;
-  if (tier == "sse41" || avx2) r = {"sse41"};
-  if (avx2) r.insert(r.end(), {"avx", "f16c", "fma", "avx2"});
-  if (avx512) r.insert(r.end(), {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"});
-  // Not avxvnni: the tier's kernels must use the EVEX (zmm) vpdpbusd only.
-  if (vnni) r.insert(r.end(), {"avx512ifma", "avx512vbmi", "avx512vnni"});
-  if (amx) r.insert(r.end(), {"amx_tile", "amx_int8", "amx_tile_data"});
+  for (int i = 0; i <= tier_rank(tier); ++i) r.insert(r.end(), added[i].begin(), added[i].end());
   return r;
 }
 
@@ -118,28 +130,31 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
   return missing;
 }
 
-std::string_view base_tier(std::string_view tier) {
-  return tier == "avx512_vnni" || tier == "avx512_amx" ? "avx512" : tier;
-}
-
 bool cpu_runs_tier(std::string_view tier) {
-  // string_views, so that every kernel call's comparison measures no lengths.
-  static constexpr std::string_view known[] = {"sse41", "avx2", "avx512", "avx512_vnni"};
+  constexpr size_t kAmx = std::size(kCpuTiers) - 1;
+  static_assert(kCpuTiers[kAmx] == "avx512_amx");
   static const auto runs = [] {
-    std::array<bool, 4> r{};
-    for (size_t i = 0; i < r.size(); ++i) r[i] = missing_for_tier(cpu_features(), known[i]).empty();
+    std::array<bool, kAmx> r{};
+    for (size_t i = 0; i < r.size(); ++i) r[i] = missing_for_tier(cpu_features(), kCpuTiers[i]).empty();
     return r;
   }();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (tier == known[i]) return runs[i];
+  const int rank = tier_rank(tier);
+  if (rank < 0) return false;
+  if (size_t(rank) < kAmx) return runs[rank];
+  // Apart from the others: answering asks Linux for the tile data, which only a caller that
+  // may run an AMX kernel should do.
+  static const bool amx = missing_for_tier(cpu_features(), tier).empty();
+  return amx;
+}
+
+std::string tier_unavailable(std::string_view tier) {
+  if (tier_rank(tier) < 0) {
+    const std::string known = join_names(kCpuTiers, [](std::string_view t) { return t; });
+    return "'" + std::string(tier) + "' is not a CPU tier (" + known + ")";
   }
-  if (tier == "avx512_amx") {
-    // Apart from the others: answering asks Linux for the tile data, which only a caller
-    // that may run an AMX kernel should do.
-    static const bool amx = missing_for_tier(cpu_features(), "avx512_amx").empty();
-    return amx;
-  }
-  return missing_for_tier(cpu_features(), tier).empty();
+  if (cpu_runs_tier(tier)) return "";
+  return "tier '" + std::string(tier) + "' needs " + join_names(missing_for_tier(cpu_features(), tier)) +
+         ", which this CPU lacks";
 }
 
 std::string halide_cpu_target(const CpuFeatures& f) {

@@ -27,21 +27,28 @@ const CpuFeatures& cpu_features();
 // The dispatcher asks before it picks an AMX kernel, so before the first tile instruction.
 bool amx_tile_data_permitted(const CpuFeatures& f);
 
-// The features a CPU tier's kernels may use (see cmake/NpukitKernels.cmake for the tiers):
-// sse41, avx2, avx512, avx512_vnni, avx512_amx. Empty for an unknown tier. avx512_amx also
+// The CPU tiers (see cmake/NpukitKernels.cmake), lowest first. Each tier's kernels may use
+// every feature of the tiers before it and its own (tier_requirements), so a CPU that runs
+// a tier runs every tier before it.
+inline constexpr std::string_view kCpuTiers[] = {"sse41", "avx2", "avx512", "avx512_vnni", "avx512_amx"};
+
+// The index of `tier` in kCpuTiers, or -1 for a name that is not a tier.
+int tier_rank(std::string_view tier);
+
+// The features a CPU tier's kernels may use; empty for an unknown tier. avx512_amx also
 // requires "amx_tile_data": the OS's tile state and this process's permission to use it.
 std::vector<std::string> tier_requirements(std::string_view tier);
 
 // The requirements of `tier` that `f` lacks; empty when the tier runs here.
 std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view tier);
 
-// Whether this machine (cpu_features()) runs `tier`: missing_for_tier's answer, cached for the
-// known tiers so that picking a kernel's tier allocates nothing on each call.
+// Whether this machine (cpu_features()) runs `tier`: missing_for_tier's answer, cached, so
+// that picking a kernel's tier allocates nothing on each call.
 bool cpu_runs_tier(std::string_view tier);
 
-// The tier a kernel without dot products or tiles runs when a call is on `tier`: avx512 for
-// avx512_vnni and avx512_amx (built only for the kernels that use them), else `tier` itself.
-std::string_view base_tier(std::string_view tier);
+// Why this machine cannot run `tier`, in one line ("tier 'avx512_amx' needs amx_tile,
+// amx_int8, amx_tile_data, which this CPU lacks", or that it is not a tier); empty when it can.
+std::string tier_unavailable(std::string_view tier);
 
 // The best Halide target string for JIT compilation on this CPU, e.g.
 // "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake".

@@ -35,24 +35,29 @@ std::vector<std::string> tier_names(const CpuKernel<Fn, N>& kernel) {
   return names;
 }
 
-// The best tier this CPU runs, or exactly `forced` when it is not empty. A forced tier
-// that is absent or that this CPU cannot run is an error naming the missing features.
+// The best tier this CPU runs; with a `forced` tier, the best tier at or below it
+// (kCpuTiers' order), as a CPU with only that tier's features would dispatch: a kernel
+// without dot products ships no avx512_vnni tier and runs its avx512 one, int8_gemm's
+// accumulation has no plain avx512 tier and runs avx2. A forced tier this CPU cannot run,
+// or one below all of the kernel's tiers, is an error naming what is missing.
 template <class Fn, size_t N>
 const CpuVariant<Fn>& pick_cpu_variant(const CpuKernel<Fn, N>& kernel, std::string_view forced) {
   // Every call passes here: the success path allocates nothing (prepared ops promise that).
-  for (const CpuVariant<Fn>& v : kernel.tiers) {
-    if (!forced.empty() && forced != v.tier) continue;
-    if (cpu_runs_tier(v.tier)) return v;
-    if (!forced.empty()) {
-      std::string names;
-      for (const auto& m : missing_for_tier(cpu_features(), v.tier)) names += " " + m;
-      fail(Errc::unsupported, "kernel {}: tier '{}' needs CPU features this machine lacks:{}", kernel.name, forced,
-           names);
+  if (forced.empty()) {
+    for (const CpuVariant<Fn>& v : kernel.tiers) {
+      if (cpu_runs_tier(v.tier)) return v;
     }
+  } else if (cpu_runs_tier(forced)) {
+    const int cap = tier_rank(forced);
+    for (const CpuVariant<Fn>& v : kernel.tiers) {
+      if (tier_rank(v.tier) <= cap) return v;
+    }
+  } else {
+    fail(Errc::unsupported, "kernel {}: {}", kernel.name, tier_unavailable(forced));
   }
   const std::string tiers = join_names(kernel.tiers, [](const CpuVariant<Fn>& v) { return v.tier; });
   if (!forced.empty()) {
-    fail(Errc::unsupported, "kernel {} has no CPU tier '{}' (it has: {})", kernel.name, forced, tiers);
+    fail(Errc::unsupported, "kernel {} has no CPU tier at or below '{}' (it has: {})", kernel.name, forced, tiers);
   }
   fail(Errc::unsupported, "kernel {}: this CPU runs none of its tiers ({})", kernel.name, tiers);
 }

@@ -84,9 +84,9 @@ const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
   return it == r.kernels.end() ? nullptr : &it->second;
 }
 
-const std::string* dispatched_cpu_tier(const OpSpec& op) {
+const std::string* dispatched_cpu_tier(const OpSpec& op, std::string_view forced) {
   for (const std::string& t : op.cpu_tiers) {
-    if (cpu_runs_tier(t)) return &t;
+    if (forced.empty() ? cpu_runs_tier(t) : tier_rank(t) <= tier_rank(forced)) return &t;
   }
   return nullptr;
 }

@@ -2,12 +2,15 @@
 // and the tiers it may dispatch to.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "runtime/cpu_features.h"
+#include "runtime/cpu_variant.h"
 
 namespace npukit {
 namespace {
@@ -134,6 +137,67 @@ TEST(CpuFeatures, ThisMachineRunsTheTiersItsFlagsAllow) {
   EXPECT_EQ(missing_for_tier(cpu_features(), "avx512").empty(), has_avx512);
   EXPECT_TRUE(tier_requirements("no-such-tier").empty());
   if (!has_avx512) GTEST_SKIP() << "not runnable on this CPU (no AVX-512): tier avx512, 1 check (its refusal checked instead)";
+}
+
+TEST(CpuFeatures, EachTierNeedsWhatTheTierBeforeItNeeds) {
+  // Nested requirements are what lets a forced tier stand for "a CPU with only these
+  // features": every tier at or below it runs there.
+  std::vector<std::string> before;
+  for (size_t i = 0; i < std::size(kCpuTiers); ++i) {
+    EXPECT_EQ(tier_rank(kCpuTiers[i]), int(i));
+    const std::vector<std::string> r = tier_requirements(kCpuTiers[i]);
+    ASSERT_GT(r.size(), before.size()) << kCpuTiers[i];
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), r.begin())) << kCpuTiers[i];
+    before = r;
+  }
+  EXPECT_EQ(tier_rank("avx9000"), -1);
+}
+
+TEST(CpuFeatures, AnUnavailableTierIsOneLineNamingWhatIsMissing) {
+  EXPECT_EQ(tier_unavailable("avx9000"), "'avx9000' is not a CPU tier (sse41, avx2, avx512, avx512_vnni, avx512_amx)");
+  EXPECT_EQ(tier_unavailable("sse41"), "");
+  if (!cpu_runs_tier("avx512_amx")) {
+    const std::string why = tier_unavailable("avx512_amx");
+    EXPECT_EQ(why.rfind("tier 'avx512_amx' needs ", 0), 0u) << why;
+    EXPECT_NE(why.find("amx_tile, amx_int8, amx_tile_data, which this CPU lacks"), std::string::npos) << why;
+  }
+}
+
+// A table of three tiers with a gap (no plain avx512, as int8_gemm's accumulation), whose
+// functions return their tier's index.
+int run_vnni() { return 0; }
+int run_avx2() { return 1; }
+int run_sse41() { return 2; }
+const CpuKernel<int (*)(), 3> kGapped{
+    "gapped", {{"avx512_vnni", "", &run_vnni}, {"avx2", "", &run_avx2}, {"sse41", "", &run_sse41}}};
+
+TEST(CpuVariant, AForcedTierRunsTheBestTierAtOrBelowIt) {
+  EXPECT_EQ(pick_cpu_variant(kGapped, "avx2").fn(), 1);
+  EXPECT_EQ(pick_cpu_variant(kGapped, "sse41").fn(), 2);
+  if (cpu_runs_tier("avx512")) {
+    EXPECT_EQ(pick_cpu_variant(kGapped, "avx512").fn(), 1);  // as on a Skylake
+  }
+  if (cpu_runs_tier("avx512_vnni")) {
+    EXPECT_EQ(pick_cpu_variant(kGapped, "avx512_vnni").fn(), 0);
+  }
+  EXPECT_EQ(pick_cpu_variant(kGapped, "").fn(), cpu_runs_tier("avx512_vnni") ? 0 : 1);
+  const CpuKernel<int (*)(), 1> vnni_only{"vnni_only", {{"avx512_vnni", "", &run_vnni}}};
+  try {
+    pick_cpu_variant(vnni_only, "avx2");
+    ADD_FAILURE() << "a tier below all of the kernel's ran";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "kernel vnni_only has no CPU tier at or below 'avx2' (it has: avx512_vnni)");
+  }
+  try {
+    pick_cpu_variant(kGapped, "avx9000");
+    ADD_FAILURE() << "an unknown tier ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("kernel gapped: 'avx9000' is not a CPU tier"), 0u) << e.what();
+  }
+  if (!cpu_runs_tier("avx512_amx")) {
+    // Refused even though avx512_vnni, below it, might run: a forced tier is the whole call's.
+    EXPECT_THROW(pick_cpu_variant(kGapped, "avx512_amx"), Error);
+  }
 }
 
 }  // namespace

@@ -164,27 +164,15 @@ void int4_gemm_run(const Call& call) {
   auto run = [&](const auto& kernel) {
     call_kernel(kernel, call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor, g, Out{y});
   };
-  // The float-activation kernels have no dot products for vpdpbusd and so no avx512_vnni
-  // tier: a call forced onto it runs them on its base tier.
-  Call where;  // only the target and tier matter to call_kernel
-  const bool rebased = base_tier(call.tier) != call.tier;
-  if (rebased) {
-    where.target = call.target;
-    where.tier = base_tier(call.tier);
-  }
-  auto run_float = [&](const auto& kernel) {
-    call_kernel(kernel, rebased ? where : call, In{a_read}, In{w_view}, In{s_view}, In{zp}, In{as_view}, nibble_xor,
-                g, Out{y});
-  };
   switch (a.dtype) {
     case DType::int8:
       f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_i8_f32));
       break;
     case DType::float16:
-      f16_out ? run_float(NPUKIT_TABLE(Gpu, int4_gemm_f16_f16)) : run_float(NPUKIT_TABLE(Gpu, int4_gemm_f16_f32));
+      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f16_f32));
       break;
     default:
-      f16_out ? run_float(NPUKIT_TABLE(Gpu, int4_gemm_f32_f16)) : run_float(NPUKIT_TABLE(Gpu, int4_gemm_f32_f32));
+      f16_out ? run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f16)) : run(NPUKIT_TABLE(Gpu, int4_gemm_f32_f32));
       break;
   }
 }

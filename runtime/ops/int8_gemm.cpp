@@ -120,17 +120,14 @@ void int8_epilogue(const Call& call, const TensorView& acc, const Int8ChannelFac
   const std::string out = call.params.choice("out");
   const In acc_in{acc};
   const Out y_out{call.tensor("y")};
-  Call where;  // only the target and tier matter to call_kernel
-  where.target = call.target;
-  where.tier = base_tier(call.tier);  // the epilogues: no dot products, no tiles
   if (out == "float32") {
-    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f32), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f32), call, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (out == "float16") {
-    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f16), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_f16), call, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else if (call.params.choice("rounding") == "fixed_point") {
-    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_fixed_point), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_fixed_point), call, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   } else {
-    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_float), where, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
+    call_kernel(NPUKIT_TABLE(Gpu, int8_epilogue_float), call, acc_in, cs, rs, bs, ms, ss, out_zp, y_out);
   }
 }
 

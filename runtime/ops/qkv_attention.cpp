@@ -294,10 +294,6 @@ void qkv_attention_run(const Call& call) {
               call, In{as_shape(o, {T, h.hq * h.dh})}, In{call.tensor("w_o")}, Out{call.tensor("y")});
 }
 
-// The INT8 GEMM kernels ship avx512_vnni, avx2 and sse41; a forced avx512 (Skylake) tier
-// has no VNNI, so its accumulation runs the avx2 tier.
-std::string gemm_tier(const std::string& tier) { return tier == "avx512" ? "avx2" : tier; }
-
 // rows[T, K] (x, or the fp32 o) quantized per token into q[T, K] and scale[T].
 template <bool Gpu>
 void quantize_rows(const Call& call, const TensorView& rows, const TensorView& q, const TensorView& scale) {
@@ -372,7 +368,6 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
   }
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   const bool act_f16 = call.tensor("x").dtype == DType::float16;
-  const std::string tier = gemm_tier(call.tier);
   ScratchFrame frame(call);
   RunScratch scratch(call, frame);
   const TensorView aq = scratch.take(DType::int8, {T, std::max(D, hqdh)}), a_scale = scratch.take(DType::float32, {T});
@@ -384,7 +379,7 @@ void qkv_int8_run(const Call& call, const Int8Operands& w) {
     if constexpr (Gpu) {
       int8_gemm_accumulate_gpu(a, int8_gpu_weights(call, name, pw), 0, out, call.target);
     } else {
-      int8_gemm_accumulate(a, pw, 0, out, tier, call.target, &frame);
+      int8_gemm_accumulate(a, pw, 0, out, call.tier, call.target, &frame);
     }
   };
 
