@@ -40,8 +40,8 @@ struct Int4Sums {
 
 struct Int4Gemm {
   Halide::Var j{"j"}, c{"c"}, nb{"nb"}, g{"g"}, t{"t"}, m{"m"}, n{"n"};
-  bool int8 = true;
   Halide::Type a_type;
+  bool int8() const { return a_type == Halide::Int(8); }
   // int8 on a target with vpdpbusd (Halide 14's sapphirerapids feature): each group's sum
   // is one int32 reduction of 4-k dot products (Int4Sums::r is (byte, nibble half, k block
   // of the group)), no int16 sub-sums: a 32-bit lane's four low (or high) nibbles are four
@@ -132,7 +132,7 @@ Int4Sums define_sums(const Int4Gemm& op, Func a, Func w, Func w_words, Func scal
     // Σ a · u − zp · Σ a, exact in int32 as below.
     s.group_sums(c, nb, g, m) = -cast<int32_t>(zero_points(c, g, nb)) * op.a_sums(g, m);
     s.group_sums(c, nb, g, m) += cast<int32_t>(u) * cast<int32_t>(x);
-  } else if (op.int8) {
+  } else if (op.int8()) {
     constexpr int kBlocks = kInt4SubGroup / 8;  // k blocks of 8 (4 bytes) per sub-group
     s.r = RDom(0, 2, 0, 2, 0, kBlocks, "r" + suffix);
     Expr kb = t * kBlocks + s.r.z;
@@ -193,10 +193,9 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func w_words, Func scales
                           Expr nibble_xor, Expr group, Expr n_groups, Expr M, int block_rows, Type out_type,
                           const Target& target) {
   Int4Gemm op;
-  op.int8 = a_type == Int(8);
   op.a_type = a_type;
-  op.dot4 = op.int8 && target.has_feature(Target::AVX512_SapphireRapids);
-  op.words = !op.int8 && w_words.defined();
+  op.dot4 = op.int8() && target.has_feature(Target::AVX512_SapphireRapids);
+  op.words = !op.int8() && w_words.defined();
   op.block_rows = block_rows;
   op.use_rows = M >= block_rows;
   Var g = op.g, m = op.m, n = op.n, k("k");
@@ -208,19 +207,19 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func w_words, Func scales
     a_rows = a;
   }
   op.groups = RDom(0, n_groups, "groups");
-  if (op.int8) {
+  if (op.int8()) {
     RDom rk(0, group, "rk");
     op.a_sums(g, m) = 0;
     op.a_sums(g, m) += cast<int32_t>(a_rows(g * group + rk, m));
   }
-  if (!op.int8) op.a_f32(k, m) = widen_to_f32(a_rows(k, m), target);
+  if (!op.int8()) op.a_f32(k, m) = widen_to_f32(a_rows(k, m), target);
   op.row = define_sums(op, a_rows, w, w_words, scales, zero_points, nibble_xor, group, "");
   Expr v = op.row.acc(n % kInt4Lanes, n / kInt4Lanes, m);
   if (block_rows > 1) {
     op.rows = define_sums(op, a_rows, w, w_words, scales, zero_points, nibble_xor, group, "_rows");
     v = select(op.use_rows, op.rows.acc(n % kInt4Lanes, n / kInt4Lanes, m), v);
   }
-  if (op.int8) v = v * a_scales(m);
+  if (op.int8()) v = v * a_scales(m);
   op.out(n, m) = narrow_from_f32(v, out_type, target);
   return op;
 }

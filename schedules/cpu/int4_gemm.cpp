@@ -9,7 +9,7 @@ namespace {
 // Channel blocks of 16 per task: int8 two (their int16 sums take 4 ymm on avx2, the fp32
 // ones 4 more); float one, whose 4 lane sums per channel take 8 ymm (on AVX-512 two blocks
 // measured slower: Zen 4, fp16 a, M = 1 766 -> 818 us, M = 128 43 -> 87 ms).
-int channel_blocks(const ops::Int4Gemm& op) { return op.int8 ? 2 : 1; }
+int channel_blocks(const ops::Int4Gemm& op) { return op.int8() ? 2 : 1; }
 
 // One version's sums for `rows` rows at `at`: a tile's fp32 totals in registers over the
 // groups, each group's sums built in registers from 64-byte loads of the packed bytes (16
@@ -51,7 +51,7 @@ void schedule_sums(const ops::Int4Gemm& op, ops::Int4Sums& s, const LoopLevel& a
         .unroll(nb)
         .unroll(m)
         .unroll(s.r.y);
-  } else if (op.int8) {
+  } else if (op.int8()) {
     in_registers(s.group_sums, LoopLevel(s.acc, op.groups.x), 0);
     s.group_sums.update().reorder(c, nb, m, s.subs.x).vectorize(c, vec).unroll(c).unroll(nb).unroll(m);
     // The pair element innermost and atomic: the vector reduction pmaddubsw computes.
@@ -128,7 +128,7 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target) {
   }
   op.out.split(op.m, mo, mi, 1).reorder(ni, mi, mo, no).vectorize(ni, vec).parallel(no);
   schedule_sums(op, op.row, LoopLevel(op.out, mi), 1, target);
-  if (op.int8) op.a_sums.compute_root();
+  if (op.int8()) op.a_sums.compute_root();
   // fp16 a widened once for the call (M · K · 4 bytes): each product's a is then a 4-byte
   // broadcast from memory within its FMA (with the bytes' schedule: widened in the loop,
   // LLVM converted a once per vector of lane sums; staged per k block, it built the

@@ -24,7 +24,7 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target&) {
   ops::Int4Sums& s = op.row;
   op.out.split(op.n, no, ni, kBlockChannels, guard).reorder(ni, no, op.m).gpu_blocks(no, op.m).gpu_threads(ni);
   s.acc.compute_at(op.out, ni);
-  if (op.int8) {
+  if (op.int8()) {
     Var go("go"), gi("gi");
     op.a_sums.compute_root().split(op.g, go, gi, 16, guard).gpu_blocks(go, op.m).gpu_threads(gi);
     op.a_sums.update().split(op.g, go, gi, 16, guard).gpu_blocks(go, op.m).gpu_threads(gi);
