@@ -10,7 +10,6 @@
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/registry.h"
-#include "runtime/text.h"
 
 namespace npukit::bench {
 

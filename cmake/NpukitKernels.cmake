@@ -14,6 +14,9 @@
 # Linux granted the tile data (runtime/cpu_features.cpp).
 
 set(NPUKIT_CPU_TIERS avx512 avx2 sse41)
+# Every tier, best first (runtime/cpu_features.h's kCpuTiers, reversed): a kernel's TIERS
+# keep this order, since a call forced onto a tier runs the first listed at or below it.
+set(NPUKIT_TIER_ORDER avx512_amx avx512_vnni avx512 avx2 sse41)
 set(NPUKIT_TIER_avx512_amx "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids")
 set(NPUKIT_TIER_PARAMS_avx512_amx amx=true)
 set(NPUKIT_TIER_avx512_vnni "x86-64-linux-sse41-avx-f16c-fma-avx2-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids")
@@ -44,10 +47,16 @@ function(npukit_add_cpu_kernel KERNEL)
   endif ()
   set(includes "")
   set(rows "")
+  set(previous -1)
   foreach (tier IN LISTS ARG_TIERS)
-    if (NOT DEFINED NPUKIT_TIER_${tier})
-      message(FATAL_ERROR "kernel ${KERNEL}: TIERS ${tier}: unknown tier (known: avx512_amx avx512_vnni avx512 avx2 sse41)")
+    list(FIND NPUKIT_TIER_ORDER ${tier} rank)
+    if (rank EQUAL -1)
+      message(FATAL_ERROR "kernel ${KERNEL}: TIERS ${tier}: unknown tier (known: ${NPUKIT_TIER_ORDER})")
     endif ()
+    if (NOT rank GREATER previous)
+      message(FATAL_ERROR "kernel ${KERNEL}: TIERS ${ARG_TIERS}: must be listed best first (${NPUKIT_TIER_ORDER})")
+    endif ()
+    set(previous ${rank})
     set(lib npukit_${KERNEL}_${tier})
     get_property(runtime TARGET ${ARG_INTO} PROPERTY NPUKIT_HALIDE_RUNTIME)
     set(use_runtime "")

@@ -108,17 +108,23 @@ int tier_rank(std::string_view tier) {
 }
 
 std::vector<std::string> tier_requirements(std::string_view tier) {
-  // What each tier adds to the one before it, in kCpuTiers' order. Not avxvnni at
+  // Each feature with the first tier that requires it, in kCpuTiers' order. Not avxvnni at
   // avx512_vnni: that tier's kernels must use the EVEX (zmm) vpdpbusd only.
-  static const std::vector<std::string> added[std::size(kCpuTiers)] = {
-      {"sse41"},
-      {"avx", "f16c", "fma", "avx2"},
-      {"avx512f", "avx512cd", "avx512dq", "avx512bw", "avx512vl"},
-      {"avx512ifma", "avx512vbmi", "avx512vnni"},
-      {"amx_tile", "amx_int8", "amx_tile_data"},
+  struct Requirement {
+    std::string_view tier, feature;
   };
+  static constexpr Requirement kRequirements[] = {
+      {"sse41", "sse41"},         {"avx2", "avx"},           {"avx2", "f16c"},           {"avx2", "fma"},
+      {"avx2", "avx2"},           {"avx512", "avx512f"},     {"avx512", "avx512cd"},     {"avx512", "avx512dq"},
+      {"avx512", "avx512bw"},     {"avx512", "avx512vl"},    {"avx512_vnni", "avx512ifma"},
+      {"avx512_vnni", "avx512vbmi"}, {"avx512_vnni", "avx512vnni"}, {"avx512_amx", "amx_tile"},
+      {"avx512_amx", "amx_int8"}, {"avx512_amx", "amx_tile_data"},
+  };
+  const int rank = tier_rank(tier);
   std::vector<std::string> r;
-  for (int i = 0; i <= tier_rank(tier); ++i) r.insert(r.end(), added[i].begin(), added[i].end());
+  for (const Requirement& q : kRequirements) {
+    if (tier_rank(q.tier) <= rank) r.emplace_back(q.feature);
+  }
   return r;
 }
 
@@ -154,7 +160,7 @@ std::string tier_unavailable(std::string_view tier) {
   }
   if (cpu_runs_tier(tier)) return "";
   return "tier '" + std::string(tier) + "' needs " + join_names(missing_for_tier(cpu_features(), tier)) +
-         ", which this CPU lacks";
+         ", which this machine lacks";
 }
 
 std::string halide_cpu_target(const CpuFeatures& f) {

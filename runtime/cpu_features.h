@@ -47,7 +47,8 @@ std::vector<std::string> missing_for_tier(const CpuFeatures& f, std::string_view
 bool cpu_runs_tier(std::string_view tier);
 
 // Why this machine cannot run `tier`, in one line ("tier 'avx512_amx' needs amx_tile,
-// amx_int8, amx_tile_data, which this CPU lacks", or that it is not a tier); empty when it can.
+// amx_int8, amx_tile_data, which this machine lacks", or that it is not a tier); empty when
+// it can. (amx_tile_data is the OS's tile state and this process's permission to use it.)
 std::string tier_unavailable(std::string_view tier);
 
 // The best Halide target string for JIT compilation on this CPU, e.g.

@@ -48,7 +48,7 @@ const CpuVariant<Fn>& pick_cpu_variant(const CpuKernel<Fn, N>& kernel, std::stri
       if (cpu_runs_tier(v.tier)) return v;
     }
   } else if (cpu_runs_tier(forced)) {
-    const int cap = tier_rank(forced);
+    const int cap = tier_rank(forced);  // cpu_runs_tier found it, so cap >= 0
     for (const CpuVariant<Fn>& v : kernel.tiers) {
       if (tier_rank(v.tier) <= cap) return v;
     }

@@ -49,8 +49,9 @@ void install_halide_handlers();
 // `status` is nonzero; the name is put together only then.
 void check_halide_status(int status, const HalideCallContext& ctx, const char* kernel, std::string_view variant = {});
 
-// Calls the best tier of `kernel` this CPU runs (or `tier`), with a fresh error context as
-// the user_context and `args` after it; a Halide error becomes npukit::Error.
+// Calls the best tier of `kernel` this CPU runs (or the best at or below a forced `tier`),
+// with a fresh error context as the user_context and `args` after it; a Halide error
+// becomes npukit::Error.
 template <class Fn, size_t N, class... Args>
 void call_cpu_kernel(const CpuKernel<Fn, N>& kernel, std::string_view tier, Args&&... args) {
   const auto& variant = pick_cpu_variant(kernel, tier);

@@ -90,7 +90,7 @@ struct TensorSlots {
 struct Call {
   const OpSpec* op = nullptr;
   std::string target;  // "cpu", ...
-  std::string tier;    // forced CPU tier ("avx2" for target "cpu:avx2"), empty = best
+  std::string tier;    // forced CPU tier ("avx2" for "cpu:avx2"): kernels run their best at or below it; empty = best
   std::string arch;    // the architecture of target "npu-sim:<arch>" (preset or file)
   TensorMap tensors;
   Params params;

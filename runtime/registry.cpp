@@ -85,8 +85,9 @@ const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
 }
 
 const std::string* dispatched_cpu_tier(const OpSpec& op, std::string_view forced) {
+  const int cap = tier_rank(forced);
   for (const std::string& t : op.cpu_tiers) {
-    if (forced.empty() ? cpu_runs_tier(t) : tier_rank(t) <= tier_rank(forced)) return &t;
+    if (forced.empty() ? cpu_runs_tier(t) : tier_rank(t) <= cap) return &t;
   }
   return nullptr;
 }

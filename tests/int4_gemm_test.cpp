@@ -53,6 +53,11 @@ std::vector<GateCell> avx512_cells() {
       out.push_back({"int4_gemm", target, "int8", cls});
     }
   }
+  // Float activations forced onto avx512_vnni run the avx512 kernels (they have no dot
+  // products for vpdpbusd, so no VNNI tier).
+  for (const char* dtype : {"float32", "float16"}) {
+    for (const char* cls : {"normal", "boundary"}) out.push_back({"int4_gemm", "cpu:avx512_vnni", dtype, cls});
+  }
   return out;
 }
 
