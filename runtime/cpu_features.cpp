@@ -91,7 +91,8 @@ const CpuFeatures& cpu_features() {
 bool amx_tile_data_permitted(const CpuFeatures& f) {
   // Linux (5.16+) hands out the 8 KiB tile state only on request; without it the first tile
   // instruction raises SIGILL. Asked at most once per process, and only by a caller that
-  // wants AMX: the grant makes every signal frame of the process larger.
+  // wants AMX (a kernel table listing the AMX tier, a forced avx512_amx, or a report of the
+  // tier int8_gemm dispatches to): the grant makes every signal frame of the process larger.
   constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
   static const bool granted = [] {
     const CpuFeatures& here = cpu_features();
