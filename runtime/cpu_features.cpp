@@ -115,11 +115,12 @@ std::vector<std::string> tier_requirements(std::string_view tier) {
     std::string_view tier, feature;
   };
   static constexpr Requirement kRequirements[] = {
-      {"sse41", "sse41"},         {"avx2", "avx"},           {"avx2", "f16c"},           {"avx2", "fma"},
-      {"avx2", "avx2"},           {"avx512", "avx512f"},     {"avx512", "avx512cd"},     {"avx512", "avx512dq"},
-      {"avx512", "avx512bw"},     {"avx512", "avx512vl"},    {"avx512_vnni", "avx512ifma"},
-      {"avx512_vnni", "avx512vbmi"}, {"avx512_vnni", "avx512vnni"}, {"avx512_amx", "amx_tile"},
-      {"avx512_amx", "amx_int8"}, {"avx512_amx", "amx_tile_data"},
+      {"sse41", "sse41"},
+      {"avx2", "avx"}, {"avx2", "f16c"}, {"avx2", "fma"}, {"avx2", "avx2"},
+      {"avx512", "avx512f"}, {"avx512", "avx512cd"}, {"avx512", "avx512dq"}, {"avx512", "avx512bw"},
+      {"avx512", "avx512vl"},
+      {"avx512_vnni", "avx512ifma"}, {"avx512_vnni", "avx512vbmi"}, {"avx512_vnni", "avx512vnni"},
+      {"avx512_amx", "amx_tile"}, {"avx512_amx", "amx_int8"}, {"avx512_amx", "amx_tile_data"},
   };
   const int rank = tier_rank(tier);
   std::vector<std::string> r;
