@@ -73,9 +73,9 @@ struct Int4Gemm {
 // kb, nb)` may give the same bytes as little-endian int32 words instead, w then undefined);
 // `scales(c, g, nb)` fp32; `zero_points(c, g, nb)` uint8; `a_scales(m)` fp32 (int8 only).
 // `nibble_xor` is applied to each byte first: 0x88 turns two's complement nibbles into q + 8,
-// which with zero points of 8 is the symmetric case. `group` is a multiple of kInt4SubGroup; `n_groups` groups in all.
-// `M` rows; `block_rows` > 1 adds the block version (Int4Gemm::rows), and every read of `a`
-// is then clamped to row M − 1.
+// which with zero points of 8 is the symmetric case. `group` is a multiple of kInt4SubGroup;
+// `n_groups` groups in all. `M` rows; `block_rows` > 1 adds the block version
+// (Int4Gemm::rows), and every read of `a` is then clamped to row M − 1.
 Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, Halide::Func w_words,
                           Halide::Func scales, Halide::Func zero_points, Halide::Func a_scales,
                           Halide::Expr nibble_xor, Halide::Expr group, Halide::Expr n_groups, Halide::Expr M,
