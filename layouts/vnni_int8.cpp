@@ -32,7 +32,7 @@ PackedInt8Weights pack_int8_weights(const int8_t* w, int64_t n, int64_t k) {
   p.n = n;
   p.k = k;
   p.n_pad = round_up(n, PackedInt8Weights::kChannelTile);
-  p.k_pad = round_up(k, PackedInt8Weights::kGroup);
+  p.k_pad = round_up(k, PackedInt8Weights::kKAlign);
   p.data = huge_page_buffer(p.size_bytes());
   std::memset(p.data.get(), 0, p.size_bytes());
   p.row_sums.assign(static_cast<size_t>(p.n_pad), 0);

@@ -14,11 +14,15 @@ namespace npukit::layouts {
 struct PackedInt8Weights {
   static constexpr int64_t kLanes = 16;  // channels per block: one zmm of int32 accumulators
   static constexpr int64_t kGroup = 4;   // k per 32-bit lane
+  // k_pad is a multiple of this: an AMX B tile is 16 groups (64 k), and the AMX kernel reads
+  // whole tiles, so that its K loop has no tail (which would need tile shapes of its own,
+  // beyond AMX's eight tile registers next to four accumulators: ops/amx_jam.h).
+  static constexpr int64_t kKAlign = 64;
   // n_pad is a multiple of this: kernels tile channels by up to 64 and read whole tiles.
   static constexpr int64_t kChannelTile = 64;
 
   int64_t n = 0, k = 0;            // logical shape
-  int64_t n_pad = 0, k_pad = 0;    // rounded up to kChannelTile and kGroup, padding is zero
+  int64_t n_pad = 0, k_pad = 0;    // rounded up to kChannelTile and kKAlign, padding is zero
   // data[((nb * (k_pad / 4) + kg) * 16 + lane) * 4 + kk] = w[nb*16 + lane][kg*4 + kk]
   std::shared_ptr<int8_t> data;
   std::vector<int32_t> row_sums;   // Σ_k w[n][k] for n < n_pad (0 for padding)

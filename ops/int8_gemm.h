@@ -125,6 +125,7 @@ Expr requantize_float(Expr acc, Expr m, Expr out_zero_point, Rounding rounding) 
 
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "layouts/vnni_int8.h"
 #include "ops/generator_buffers.h"
 #include "ops/int8_gemm_amx.h"
 #include "ops/prefetch.h"
@@ -166,6 +167,10 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       // A K group of 16 channels is one 64-byte row of an AMX B tile: saying so makes the B
       // rows of consecutive K steps a constant distance apart, which ops::AmxFuseK needs.
       w_packed.dim(2).set_stride(64);
+      // Whole 64-byte K steps only (the packing's kKAlign): a call with another k_pad fails
+      // Halide's constraint check instead of reading past a's rows.
+      constexpr int kStep = layouts::PackedInt8Weights::kKAlign;
+      a.dim(0).set_extent(a.dim(0).extent() / kStep * kStep);
       amx_acc = ops::define_int8_gemm_acc_amx(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
       acc = amx_acc.acc;
       ops::set_mins_to_zero(acc);

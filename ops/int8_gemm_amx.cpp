@@ -7,8 +7,9 @@ using namespace Halide;
 Int8GemmAccAmx define_int8_gemm_acc_amx(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point) {
   Int8GemmAccAmx g;
   Var n = g.n, m = g.m;
-  // k_pad as visibly a multiple of 4, so that splitting k into groups of 4 needs no tail.
-  g.k = RDom(0, k_pad / 4 * 4, "k");
+  // k_pad as visibly a multiple of 64 (the generator requires it), so that splitting k into
+  // 64-byte tile steps needs no tail.
+  g.k = RDom(0, k_pad / 64 * 64, "k");
   const RVar k = g.k.x;
   g.dot(n, m) = 0;
   g.dot(n, m) += cast<int32_t>(a(k, m)) * cast<int32_t>(w_packed(k % 4, n % 16, k / 4, n / 16));

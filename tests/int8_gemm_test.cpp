@@ -193,7 +193,7 @@ TEST(Int8GemmLayout, PackRoundTripsAndSumsRows) {
     for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
     EXPECT_EQ(p.n_pad % 64, 0);
-    EXPECT_EQ(p.k_pad % 4, 0);
+    EXPECT_EQ(p.k_pad % 64, 0);
     EXPECT_EQ(layouts::unpack_int8_weights(p), w);
     for (int64_t r = 0; r < n; ++r) {
       int32_t sum = 0;
@@ -230,9 +230,12 @@ TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
   }
 }
 
-// The AMX tier's tiles (16 rows, K in steps of 64 bytes and a 4-byte tail), forced, against
-// the definition: row counts around the tile and around the crossover to VNNI (8 | 9), K
-// with and without a tail. Where the CPU has no AMX the forced tier is a one-line refusal naming the features.
+// The AMX tier's tiles (16 rows, K in steps of 64 bytes, k_pad padded to them), forced,
+// against the definition: row counts around the tile, the crossover to VNNI (8 | 9), an odd
+// number of row tiles (33: the last pair shifted inwards) and more than one 256-row block
+// (300: the last block shifted inwards); K with and without padding; 80 channels (a last
+// task of one channel tile). Where the CPU has no AMX the forced tier is a one-line refusal
+// naming the features.
 TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
   std::mt19937 rng(13);
   const int64_t n = 80;
@@ -240,7 +243,7 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
     std::vector<int8_t> w(n * k);
     for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
-    for (int64_t m : {1, 8, 9, 15, 16, 17, 33}) {
+    for (int64_t m : {1, 8, 9, 15, 16, 17, 33, 48, 300}) {
       std::vector<int8_t> a(m * k);
       for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
       std::vector<int32_t> acc(m * n);
@@ -270,7 +273,7 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
       }
     }
   }
-  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 21 shapes, the refusal checked instead";
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 27 shapes, the refusal checked instead";
 }
 
 // On a GPU target a prepared op's packed weights are uploaded at its first run and read

@@ -1,6 +1,7 @@
 #include "schedules/cpu/int8_gemm_amx.h"
 
 #include "ops/amx_fuse_k.h"
+#include "ops/amx_jam.h"
 
 namespace npukit::schedules::cpu {
 
@@ -9,23 +10,38 @@ using namespace Halide;
 void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline) {
   const int rows = kAmxTileRows, lanes = 16;  // 16 channels of int32: one 64-byte tile row
   const int steps = 16;                       // K = 4 steps fused into one 64-byte step
+  const int kAmxRowBlock = 256;               // 1 MiB of activations at K = 4096: half of L2
   Var n = g.n, m = g.m, no{"no"}, ni{"ni"};
   // acc: one task per block of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2
   // for every row tile); it subtracts the zero point's share from the stored tiles.
   g.acc.split(n, no, ni, 2 * lanes, TailStrategy::GuardWithIf).reorder(ni, m, no).vectorize(ni, lanes).parallel(no);
+  // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
+  // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
+  // where a task over all of a tall `a` would stream it from L3 once per 32 channels.
+  const Expr m_total = g.acc.output_buffer().dim(1).extent();
+  Var mo{"mo"}, mi{"mi"};
+  g.acc.specialize(m_total > kAmxRowBlock)
+      .split(m, mo, mi, kAmxRowBlock, TailStrategy::ShiftInwards)
+      .reorder(mi, no, mo);
   // The tiles in memory, every row of the block's 32 channels: ExtractTileOperations takes
   // only a plain copy out of the AMX register (tile_store), into rows that are not dense
   // (32 channels apart, a 2-D ramp), and the row tiles round up to 16 (the runtime pads the
   // rows of `a`; the weights' channels are padded to 64), so that no tail of acc reaches
   // the tile loops.
   Func tile = g.dot.in();
-  Var tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"};
+  Var tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, tmo{"tmo"}, tmp{"tmp"};
   tile.compute_at(g.acc, no)
       .bound_extent(n, 2 * lanes)
       .tile(n, m, tn, tm, tni, tmi, lanes, rows, TailStrategy::RoundUp)
       .reorder(tni, tmi, tn, tm)
       .vectorize(tni)
       .vectorize(tmi);
+  // Two row tiles at a time where there are two: ops::AmxJam zips the loops of the two
+  // channel tiles (tn) and of the two row tiles (tmp) into one K loop with four accumulators.
+  // An odd last row tile is computed twice (ShiftInwards): the tiles are plain stores.
+  tile.specialize(m_total > rows)
+      .split(tm, tmo, tmp, 2, TailStrategy::ShiftInwards)
+      .reorder(tni, tmi, tn, tmp, tmo);
   Var zn{"zn"}, zm{"zm"};
   g.dot.compute_at(tile, tn)
       .store_in(MemoryType::AMXTile)
@@ -33,7 +49,7 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline) {
       .vectorize(zn)
       .vectorize(zm);
   // K = 4 bytes per instruction as Halide 14 matches it, 16 of them unrolled for AmxFuseK;
-  // a K tail that is not a whole 64 bytes stays in 4-byte steps (GuardWithIf).
+  // k_pad is a whole number of 64-byte steps (the generator requires it), so no K tail.
   RVar kg{"kg"}, kk{"kk"}, kgo{"kgo"}, kgi{"kgi"};
   Var un{"un"}, um{"um"};
   g.dot.update()
@@ -47,6 +63,7 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline) {
       .vectorize(um)
       .unroll(kgi);
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
+  pipeline.add_custom_lowering_pass(new ops::AmxJam());
 }
 
 }  // namespace npukit::schedules::cpu
