@@ -455,7 +455,7 @@ bool decode_prefetches_v(const Halide::Target& target) { return decode_v_columns
 // reads only the partials, Hq · (Dh + 4) values per split.
 void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Target& target,
                      const Halide::ImageParam& k, const Halide::ImageParam& v, Halide::Expr head_dim,
-                     Halide::Expr position, bool masked) {
+                     Halide::Expr position, Halide::Expr prefetch, bool masked) {
   using namespace Halide;
   const int vec = target.natural_vector_size<float>();
   const int hb = ops::AttentionDecode::kHeadBlock;
@@ -526,15 +526,16 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
       .vectorize(a.ri)
       .vectorize(si);
   // k rows prefetched 8 blocks (32 rows, 8 KB of fp16 at Dh = 128) ahead, v rows 2 blocks
-  // of 16 rows ahead (below): one core's hardware prefetchers alone left it stalled on
-  // most lines it read (cold, one thread: 22 GB/s without, 26 with; 4 KB or 16 KB ahead
+  // of 16 rows ahead (below): one Zen 4 core's hardware prefetchers alone left it stalled
+  // on most lines it read (cold, one thread: 22 GB/s without, 26 with; 4 KB or 16 KB ahead
   // measured slower than 8 KB). Past the cache's end a prefetch does nothing (NonFaulting
-  // leaves out the clamps).
+  // leaves out the clamps). Where the runtime says `prefetch` = false (Intel, whose
+  // hardware prefetchers do better alone), a version without them runs.
   // (A short cache has no block that far ahead: there the prefetch would fetch the
   // clamped last row again and again, so its version leaves it out.)
   const int k_blocks_ahead = 8, v_blocks_ahead = 2;
-  a.dot.update().specialize(!short_cache).prefetch(k, so, so, k_blocks_ahead,
-                                                   PrefetchBoundStrategy::NonFaulting);
+  const Expr prefetch_ahead = !short_cache && prefetch;
+  a.dot.update().specialize(prefetch_ahead).prefetch(k, so, so, k_blocks_ahead, PrefetchBoundStrategy::NonFaulting);
   lanes.compute_at(a.dot, so).reorder_storage(u, a.ri, a.s, a.ro, a.g).vectorize(u).unroll(a.ri).unroll(a.s);
   lanes.update().reorder(u, a.ri, a.s, rdo).vectorize(u).unroll(a.ri).unroll(a.s);
 
@@ -609,8 +610,8 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // forced to avx2, one thread: hot S = 2048 580–622 -> 728–841 us, cold S = 2048 660–674 ->
   // 796–800 us; Zen 3 with the tile loop's version: S = 2048 from L3 800 -> 1000 us).
   if (decode_prefetches_v(target)) {
-    block.update().specialize(!short_cache).prefetch(v, rsi, rsi, v_blocks_ahead * kVRows,
-                                                     PrefetchBoundStrategy::NonFaulting);
+    block.update().specialize(prefetch_ahead).prefetch(v, rsi, rsi, v_blocks_ahead * kVRows,
+                                                       PrefetchBoundStrategy::NonFaulting);
   }
 
   // The combine: small (Hq · Dh per split), once for all heads.
@@ -645,6 +646,9 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
   Input<Halide::Buffer<void, 3>> v{"v"};              // (Dh, S_max, Hkv)
   Input<int32_t> position{"position"};                // in [0, S_max)
   Input<Halide::Buffer<float, 2>> mask{"mask"};       // (S_max, 1)
+  // Whether the CPU schedule prefetches k and v rows ahead (the runtime decides per CPU:
+  // runtime/ops/split_attention.h); the version without runs on the hardware prefetchers.
+  Input<bool> prefetch{"prefetch"};
   Output<Halide::Buffer<void, 3>> o{"o"};             // (Dh, Hq, 1)
 
   void generate() {
@@ -688,7 +692,7 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
       return;
     }
     schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), position,
-                    masked);
+                    prefetch, masked);
   }
 };
 

@@ -23,6 +23,8 @@ uint64_t xgetbv0() {
 CpuFeatures detect() {
   CpuFeatures f;
   unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return f;
+  f.intel = b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;  // "Genu" "ineI" "ntel"
   if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
   f.sse41 = c & (1u << 19);
   f.fma = c & (1u << 12);

@@ -17,6 +17,7 @@ struct CpuFeatures {
   bool amx_tile = false, amx_int8 = false;  // CPUID.(7,0):EDX bits 24 and 25
   bool os_ymm = false, os_zmm = false;  // the OS saves the AVX / AVX-512 register state
   bool os_amx = false;                  // the OS enables the AMX tile state (XCR0 bits 17, 18)
+  bool intel = false;  // cpuid's vendor is GenuineIntel: where a schedule choice differs by vendor
 };
 
 // Detected once per process.

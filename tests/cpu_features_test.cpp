@@ -64,6 +64,7 @@ TEST(CpuFeatures, AgreesWithTheKernelsView) {
   EXPECT_EQ(f.avxvnni, flags.count("avx_vnni") == 1);
   EXPECT_EQ(f.amx_tile, flags.count("amx_tile") == 1);
   EXPECT_EQ(f.amx_int8, flags.count("amx_int8") == 1);
+  EXPECT_EQ(f.intel, proc_cpuinfo_field("vendor_id") == "GenuineIntel") << proc_cpuinfo_field("vendor_id");
 }
 
 // What every bench prints as `cpu:`: the kernel's model name, family and model numbers

@@ -5,10 +5,22 @@
 
 #include <cstdint>
 
+#include "runtime/cpu_features.h"
 #include "runtime/kernel_call.h"
 #include "runtime/tensor.h"
 
 namespace npukit {
+
+// Whether the split kernel prefetches k and v rows ahead in software at `position` (the
+// kernel's `prefetch` argument; ops/attention.h). AMD Zen 4 stalled on most lines without
+// it. On the Intel Xeon (Sapphire Rapids class) the hardware prefetchers alone ran 12–20%
+// faster from S = 2048 up, on one thread and two, but 7% slower at S = 512 on two threads,
+// where each task's rows are too few for them to ramp up (docs/performance.md, 2026-12-06
+// session 32).
+inline bool decode_attention_prefetches(const CpuFeatures& f, int32_t position) {
+  constexpr int32_t kIntelPrefetchBelow = 1024;
+  return !f.intel || position < kIntelPrefetchBelow;
+}
 
 // For each token t of q ([T, Hq, Dh]): `masked` with mask row t where the call has a
 // mask, else `unmasked` (which never reads its mask argument: one zero here), at
@@ -24,10 +36,11 @@ void attend_token_by_token(const Masked& masked, const Unmasked& unmasked, const
     const In qt{outer_slice(q, t)};
     const Out ot{outer_slice(o, t)};
     const int32_t position = position_of(t);
+    const bool prefetch = decode_attention_prefetches(cpu_features(), position);
     if (mask) {
-      call_kernel(masked, call, qt, kc, vc, position, In{outer_slice(*mask, t)}, ot);
+      call_kernel(masked, call, qt, kc, vc, position, In{outer_slice(*mask, t)}, prefetch, ot);
     } else {
-      call_kernel(unmasked, call, qt, kc, vc, position, In{no_mask}, ot);
+      call_kernel(unmasked, call, qt, kc, vc, position, In{no_mask}, prefetch, ot);
     }
   }
 }
