@@ -8,9 +8,11 @@
 // nests zipped statement by statement, so their K loops run as one loop with both
 // accumulators live; LLVM then loads a tile the two share (A across channel tiles, B across
 // row tiles) once. Applied to the loops of two channel tiles and of two row tiles, it keeps
-// four accumulators. It jams only where that cannot change the result: the loop body
-// writes only its own AMX accumulators and, through tile_store, buffers that nothing in the
-// body reads.
+// four accumulators. It jams only where the body writes nothing but its own AMX
+// accumulators and, through tile_store, buffers that nothing in the body reads, so no
+// iteration reads what the other writes. It assumes, without checking, that the two
+// iterations store disjoint tiles (as a loop over tiles does): zipped, the stores still
+// run in iteration order statement by statement, but not as whole iterations.
 #pragma once
 
 #include "Halide.h"

@@ -85,9 +85,9 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   }
   const std::string_view tier = accumulation_tier(m, forced_tier);
   const bool amx = tier == "avx512_amx", prefill = m > 1;
-  // The kernels read whole groups of 4 k and, for prefill, whole row tiles; the weights'
-  // padding is zero and extra rows are never stored, so the padding only needs to be
-  // readable.
+  // The kernels read all of k_pad (whole AMX K steps) and, for prefill, whole row tiles;
+  // the weights' padding is zero and extra rows are never stored, so the padding only needs
+  // to be readable.
   const int64_t row_tile = amx ? kAmxRowTile : kRowTile;
   const int64_t m_pad = prefill ? (m + row_tile - 1) / row_tile * row_tile : m;
   std::vector<int8_t> heap;

@@ -3,11 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "golden/attention.h"
+#include "kernels/attention_decode_f32_unmasked.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
+#include "runtime/kernel_call.h"
+#include "runtime/ops/split_attention.h"
 #include "tests/counting_malloc.h"
 #include "tests/gate_matrix.h"
 
@@ -22,6 +28,45 @@ INSTANTIATE_TEST_SUITE_P(Cpu, AttentionGate,
                          testing::ValuesIn(gate_matrix("attention", {"float32", "float16"},
                                                        {"boundary", "nan_inf", "overflow"})),
                          gate_cell_name);
+
+// The split kernel with and without its software prefetch (the `prefetch` argument, which
+// the runtime sets per CPU and position) gives the same bits on any host, so that the
+// version a CPU never picks is still checked: positions past the short-cache version (32)
+// and past the Xeon's switch (1024), one split and two.
+TEST(AttentionDecode, PrefetchVersionsGiveTheSameBits) {
+  const int64_t Hq = 8, Hkv = 2, Dh = 128, S = 2500;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> q(Hq * Dh), k(Hkv * S * Dh), v(Hkv * S * Dh);
+  for (auto* x : {&q, &k, &v}) {
+    for (float& e : *x) e = u(rng);
+  }
+  float zero = 0.0f;
+  const TensorView qv{q.data(), DType::float32, {1, Hq, Dh}, {}}, kv{k.data(), DType::float32, {Hkv, S, Dh}, {}},
+      vv{v.data(), DType::float32, {Hkv, S, Dh}, {}}, no_mask{&zero, DType::float32, {1, 1}, {}};
+  Call call;
+  call.target = "cpu";
+  for (int32_t position : {40, 1200, 2400}) {
+    std::vector<float> with(Hq * Dh, -1.0f), without(Hq * Dh, -2.0f);
+    const TensorView ow{with.data(), DType::float32, {1, Hq, Dh}, {}}, oo{without.data(), DType::float32, {1, Hq, Dh}, {}};
+    call_kernel(kernels::attention_decode_f32_unmasked, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, true, Out{ow});
+    call_kernel(kernels::attention_decode_f32_unmasked, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, false,
+                Out{oo});
+    EXPECT_EQ(std::memcmp(with.data(), without.data(), with.size() * sizeof(float)), 0) << "position " << position;
+    EXPECT_TRUE(std::isfinite(with[0])) << "position " << position;
+  }
+}
+
+TEST(AttentionDecode, OnlyTheMeasuredXeonLeavesThePrefetchToTheHardware) {
+  CpuFeatures amd, intel_client, xeon_amx;
+  intel_client.intel = true;
+  xeon_amx.intel = xeon_amx.amx_tile = true;
+  EXPECT_TRUE(decode_attention_prefetches(amd, 5000));
+  EXPECT_TRUE(decode_attention_prefetches(intel_client, 5000));
+  EXPECT_TRUE(decode_attention_prefetches(xeon_amx, 511));
+  EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 1024));
+  EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 32767));
+}
 
 std::string error_of(int64_t hq, int64_t hkv, int32_t position) {
   const int64_t T = 1, Dh = 4, S = 8;

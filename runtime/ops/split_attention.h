@@ -13,13 +13,15 @@ namespace npukit {
 
 // Whether the split kernel prefetches k and v rows ahead in software at `position` (the
 // kernel's `prefetch` argument; ops/attention.h). AMD Zen 4 stalled on most lines without
-// it. On the Intel Xeon (Sapphire Rapids class) the hardware prefetchers alone ran 12–20%
-// faster from S = 2048 up, on one thread and two, but 7% slower at S = 512 on two threads,
-// where each task's rows are too few for them to ramp up (docs/performance.md, 2026-12-06
-// session 32).
+// it. On the Intel Xeon with AMX (Sapphire Rapids class) the hardware prefetchers alone ran
+// 12–20% faster from S = 2048 up, on one thread and two, but 7% slower at S = 512 on two
+// threads, where each task's rows are too few for them to ramp up (docs/performance.md,
+// 2026-12-06 session 32). Only that class was measured, so only it leaves them out; every
+// other CPU keeps them (on that class a forced avx2 tier leaves out its L1 prefetch of k too).
 inline bool decode_attention_prefetches(const CpuFeatures& f, int32_t position) {
-  constexpr int32_t kIntelPrefetchBelow = 1024;
-  return !f.intel || position < kIntelPrefetchBelow;
+  constexpr int32_t kXeonAmxPrefetchBelow = 1024;
+  const bool xeon_amx = f.intel && f.amx_tile;
+  return !xeon_amx || position < kXeonAmxPrefetchBelow;
 }
 
 // For each token t of q ([T, Hq, Dh]): `masked` with mask row t where the call has a
