@@ -151,7 +151,8 @@ Stmt zip(const Stmt& a, const Stmt& b) {
 Stmt AmxJam::visit(const For* op) {
   Stmt body = mutate(op->body);
   if (op->for_type != ForType::Serial || !is_const(op->extent, 2) || !jammable(body)) {
-    return body.same_as(op->body) ? Stmt(op) : For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+    if (body.same_as(op->body)) return op;
+    return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
   }
   Defined defined;
   body.accept(&defined);

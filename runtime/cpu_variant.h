@@ -35,6 +35,14 @@ std::vector<std::string> tier_names(const CpuKernel<Fn, N>& kernel) {
   return names;
 }
 
+// The dispatch rule, for a kernel's tier listed best first: with no `forced` tier, the first
+// this CPU runs; with one (forced_rank = tier_rank(forced), a tier this CPU runs), the first
+// ranked at or below it. pick_cpu_variant (a kernel table) and dispatched_cpu_tier (an op's
+// listed tiers) both take the first listed tier for which this holds.
+inline bool tier_dispatchable(std::string_view tier, std::string_view forced, int forced_rank) {
+  return forced.empty() ? cpu_runs_tier(tier) : tier_rank(tier) <= forced_rank;
+}
+
 // The best tier this CPU runs; with a `forced` tier, the best tier at or below it
 // (kCpuTiers' order), as a CPU with only that tier's features would dispatch: a kernel
 // without dot products ships no avx512_vnni tier and runs its avx512 one, int8_gemm's
@@ -43,17 +51,12 @@ std::vector<std::string> tier_names(const CpuKernel<Fn, N>& kernel) {
 template <class Fn, size_t N>
 const CpuVariant<Fn>& pick_cpu_variant(const CpuKernel<Fn, N>& kernel, std::string_view forced) {
   // Every call passes here: the success path allocates nothing (prepared ops promise that).
-  if (forced.empty()) {
-    for (const CpuVariant<Fn>& v : kernel.tiers) {
-      if (cpu_runs_tier(v.tier)) return v;
-    }
-  } else if (cpu_runs_tier(forced)) {
-    const int cap = tier_rank(forced);  // cpu_runs_tier found it, so cap >= 0
-    for (const CpuVariant<Fn>& v : kernel.tiers) {
-      if (tier_rank(v.tier) <= cap) return v;
-    }
-  } else {
+  if (!forced.empty() && !cpu_runs_tier(forced)) {
     fail(Errc::unsupported, "kernel {}: {}", kernel.name, tier_unavailable(forced));
+  }
+  const int cap = forced.empty() ? -1 : tier_rank(forced);
+  for (const CpuVariant<Fn>& v : kernel.tiers) {
+    if (tier_dispatchable(v.tier, forced, cap)) return v;
   }
   const std::string tiers = join_names(kernel.tiers, [](const CpuVariant<Fn>& v) { return v.tier; });
   if (!forced.empty()) {

@@ -5,6 +5,7 @@
 
 #include "npukit/operator_list.h"  // generated: NPUKIT_OPERATORS(X), one X(op) per operator
 #include "runtime/cpu_features.h"
+#include "runtime/cpu_variant.h"
 #include "runtime/error.h"
 #include "runtime/text.h"
 
@@ -87,7 +88,7 @@ const KernelFn* find_kernel(const OpSpec& op, const std::string& family) {
 const std::string* dispatched_cpu_tier(const OpSpec& op, std::string_view forced) {
   const int cap = tier_rank(forced);
   for (const std::string& t : op.cpu_tiers) {
-    if (forced.empty() ? cpu_runs_tier(t) : tier_rank(t) <= cap) return &t;
+    if (tier_dispatchable(t, forced, cap)) return &t;
   }
   return nullptr;
 }

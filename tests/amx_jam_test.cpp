@@ -32,13 +32,15 @@ Stmt tile_nest(const std::string& acc, const Expr& v, const std::string& b, cons
   const Expr k = Variable::make(Int(32), "k");
   Stmt zero = Store::make(acc, Call::make(Int(32, 256), "tile_zero", {16, 64}, Call::Intrinsic), ramp256(), Parameter(),
                           const_true(256), ModulusRemainder());
-  Expr mm = Call::make(Int(32, 256), "tile_matmul", {16, 64, 64, acc_now, tile_load("a", k * 1024), tile_load(b, k * 1024 + v * 4096)},
+  Expr mm = Call::make(Int(32, 256), "tile_matmul",
+                       {16, 64, 64, acc_now, tile_load("a", k * 1024), tile_load(b, k * 1024 + v * 4096)},
                        Call::Intrinsic);
   Stmt step = Store::make(acc, mm, ramp256(), Parameter(), const_true(256), ModulusRemainder());
   if (extra.defined()) step = Block::make(step, extra);
   Stmt loop = For::make("k", 0, 64, ForType::Serial, DeviceAPI::None, step);
-  Stmt store = Evaluate::make(Call::make(Int(32), "tile_store", {16, 64, Variable::make(Handle(), out), v * 64, 128, acc_now},
-                                         Call::Intrinsic));
+  const Expr out_buffer = Variable::make(Handle(), out);
+  Stmt store = Evaluate::make(
+      Call::make(Int(32), "tile_store", {16, 64, out_buffer, v * 64, 128, acc_now}, Call::Intrinsic));
   return Allocate::make(acc, Int(32), MemoryType::AMXTile, {256}, const_true(), Block::make({zero, loop, store}));
 }
 

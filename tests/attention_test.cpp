@@ -48,10 +48,11 @@ TEST(AttentionDecode, PrefetchVersionsGiveTheSameBits) {
   call.target = "cpu";
   for (int32_t position : {40, 1200, 2400}) {
     std::vector<float> with(Hq * Dh, -1.0f), without(Hq * Dh, -2.0f);
-    const TensorView ow{with.data(), DType::float32, {1, Hq, Dh}, {}}, oo{without.data(), DType::float32, {1, Hq, Dh}, {}};
-    call_kernel(kernels::attention_decode_f32_unmasked, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, true, Out{ow});
-    call_kernel(kernels::attention_decode_f32_unmasked, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, false,
-                Out{oo});
+    const TensorView ow{with.data(), DType::float32, {1, Hq, Dh}, {}};
+    const TensorView oo{without.data(), DType::float32, {1, Hq, Dh}, {}};
+    const auto& kernel = kernels::attention_decode_f32_unmasked;
+    call_kernel(kernel, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, true, Out{ow});
+    call_kernel(kernel, call, In{qv}, In{kv}, In{vv}, position, In{no_mask}, false, Out{oo});
     EXPECT_EQ(std::memcmp(with.data(), without.data(), with.size() * sizeof(float)), 0) << "position " << position;
     EXPECT_TRUE(std::isfinite(with[0])) << "position " << position;
   }
