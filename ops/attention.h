@@ -529,8 +529,9 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // of 16 rows ahead (below): one Zen 4 core's hardware prefetchers alone left it stalled
   // on most lines it read (cold, one thread: 22 GB/s without, 26 with; 4 KB or 16 KB ahead
   // measured slower than 8 KB). Past the cache's end a prefetch does nothing (NonFaulting
-  // leaves out the clamps). Where the runtime says `prefetch` = false (Intel, whose
-  // hardware prefetchers do better alone), a version without them runs.
+  // leaves out the clamps). Where the runtime says `prefetch` = false (an Intel Xeon with
+  // AMX from position 1024, whose hardware prefetchers do better alone), a version without
+  // them runs.
   // (A short cache has no block that far ahead: there the prefetch would fetch the
   // clamped last row again and again, so its version leaves it out.)
   const int k_blocks_ahead = 8, v_blocks_ahead = 2;

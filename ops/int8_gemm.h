@@ -124,8 +124,8 @@ Expr requantize_float(Expr acc, Expr m, Expr out_zero_point, Rounding rounding) 
 #include <stdexcept>
 
 #include "Halide.h"
-#include "ops/float_convert.h"
 #include "layouts/vnni_int8.h"
+#include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
 #include "ops/int8_gemm_amx.h"
 #include "ops/prefetch.h"

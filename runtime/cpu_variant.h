@@ -54,7 +54,7 @@ const CpuVariant<Fn>& pick_cpu_variant(const CpuKernel<Fn, N>& kernel, std::stri
   if (!forced.empty() && !cpu_runs_tier(forced)) {
     fail(Errc::unsupported, "kernel {}: {}", kernel.name, tier_unavailable(forced));
   }
-  const int cap = forced.empty() ? -1 : tier_rank(forced);
+  const int cap = forced.empty() ? -1 : tier_rank(forced);  // the common call forces none: no lookup
   for (const CpuVariant<Fn>& v : kernel.tiers) {
     if (tier_dispatchable(v.tier, forced, cap)) return v;
   }

@@ -18,7 +18,8 @@ int64_t int8_k_limit(int32_t a_zero_point);
 
 // acc[M, N] (int32) = Σ_k (a[M, K] − a_zero_point) · w[n, k], exact. `a` is int8 and
 // contiguous; K may be any size (on the CPU a copy pads it to the weights' k_pad, a
-// multiple of 64, when needed). `forced_tier` as in --target cpu:<tier>; empty picks the best this CPU runs.
+// multiple of 64, when needed). `forced_tier` as in --target cpu:<tier>; empty picks the
+// best this CPU runs.
 // `family` "gpu-opencl" or "gpu-cuda" runs the GPU kernels instead (int8_gemm_accumulate_gpu
 // with the weights in host memory). The padded copy of `a`, when one is needed, comes from
 // `scratch` when given (a prepared op's run: no allocation), else from the heap.

@@ -39,8 +39,8 @@ std::vector<std::string> kernel_families(const OpSpec& op);
 
 // The CPU tier a plain "cpu" call of `op` dispatches to here: the first of op.cpu_tiers
 // that this CPU runs, or with a `forced` tier (which this CPU runs) the first at or below it,
-// as its kernels pick (tier_dispatchable, runtime/cpu_variant.h); nullptr when there is none or the op has no
-// CPU kernel.
+// as its kernels pick (tier_dispatchable, runtime/cpu_variant.h); nullptr when there is none
+// or the op has no CPU kernel.
 const std::string* dispatched_cpu_tier(const OpSpec& op, std::string_view forced = {});
 
 }  // namespace npukit

@@ -80,8 +80,9 @@ Buffer<float> run_gpu(const AttnCase& c, const Target& t) {
     gpu_test::Params p = kFloat32;
     p["masked"] = c.masked ? "true" : "false";
     const Halide::Expr prefetch = Halide::cast<bool>(1);  // the CPU's prefetch flag: a GPU schedule ignores it
-    gpu_test::realize_on(
-        gpu_test::generator_pipeline("npukit_attention_decode", t, p, c.q, c.k, c.v, c.positions(0), c.mask, prefetch), o, t);
+    gpu_test::realize_on(gpu_test::generator_pipeline("npukit_attention_decode", t, p, c.q, c.k, c.v, c.positions(0),
+                                                      c.mask, prefetch),
+                         o, t);
   } else {
     gpu_test::realize_on(gpu_test::generator_pipeline("npukit_attention", t, kFloat32, c.q, c.k, c.v, c.positions, c.mask), o, t);
   }
