@@ -69,7 +69,13 @@ struct AttentionDecode {
   // split 0 (`one_split`): its scale is exp(0) = 1 exactly (only the sign of a zero sum,
   // 0 + −0 in the combine, can differ). A consumer that selects it under one_split lets
   // Halide skip the combine's stages (SkipStages), whose fixed cost dominates a short cache.
+  // It multiplies split 0's Σ weight · v by single_scale, one factor per head: NaN where a
+  // live score or v was NaN, 0 where no position is live (Σ weight · v is 0 there), else
+  // 1 / Σ weight (≥ 1 wherever a position is live: the max's own exp(0)). A division per
+  // column and the flags' tests per vector were 16% of a hot call at S = 16 (Intel Xeon,
+  // AVX-512). So it may differ from `out` in the last bit of fp32 and the sign of a zero.
   Halide::Func single{"single_split"};
+  Halide::Func single_scale{"single_scale"};  // (h)
   Halide::Expr one_split;
 };
 
@@ -347,9 +353,10 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   a.out(at({d, h}, {})) = select(any_bad, nan, !any_live, 0.0f, a.total_num(at({d, hi, ho}, {hg})) / a.total_den(ch));
   auto part0 = [&](Expr dd) { return a.partial(at({dd, hi, ho}, {0, hg})); };
-  a.single(at({d, h}, {})) = select(is_set(part0(head_dim + AttentionDecode::kBad)), nan,
-                                    !is_set(part0(head_dim + AttentionDecode::kLive)), 0.0f,
-                                    part0(d) / part0(head_dim + AttentionDecode::kDen));
+  a.single_scale(at({h}, {})) = select(is_set(part0(head_dim + AttentionDecode::kBad)), nan,
+                                       !is_set(part0(head_dim + AttentionDecode::kLive)), 0.0f,
+                                       1.0f / part0(head_dim + AttentionDecode::kDen));
+  a.single(at({d, h}, {})) = part0(d) * a.single_scale(at({h}, {}));
   a.one_split = bound_end < split;
   return a;
 }
@@ -621,6 +628,8 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.total_den.compute_root();
   a.total_num.compute_root().vectorize(a.d, vec, guard);
   a.total_num.update().vectorize(a.d, vec, guard);
+  // Once per head, in a register (from the heap it was one more allocation a call).
+  a.single_scale.compute_at(out, a.h);
   out.vectorize(a.d, vec, guard);
   // Its own loop for one split, which reads split 0's partial alone (and so only one of
   // the output's two selects' arms).
