@@ -1,14 +1,16 @@
-// ops::AmxJam on hand-written tile IR (the form Halide 14's ExtractTileOperations leaves and
-// ops::AmxFuseK widens): where it zips two iterations into one K loop, and where it must
-// not. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves are
+// ops::AmxJam and ops::AmxPrefetchNext on hand-written tile IR (the form Halide 14's
+// ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two iterations
+// into one K loop, and where it must not; which lines the prefetch pass fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves are
 // checked against the definition in int8_gemm_test (AmxTierMatchesTheDefinitionAtTileEdges).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
 #include "Halide.h"
 #include "ops/amx_jam.h"
+#include "ops/amx_prefetch_next.h"
 
 namespace npukit {
 namespace {
@@ -110,6 +112,79 @@ TEST(AmxJam, LeavesAloneWhatItCannotProveSafeOrUseful) {
   unchanged(loop2("v", side));
   // A parallel loop.
   unchanged(For::make("v", 0, 2, ForType::Parallel, DeviceAPI::None, tile_nest("acc", v, "w", "tiles")));
+}
+
+// The prefetch pass's loop, condition and address, found in its output.
+struct Prefetches : IRGraphVisitor {
+  using IRGraphVisitor::visit;
+  const For* loop = nullptr;
+  const IfThenElse* guard = nullptr;
+  const Call* prefetch = nullptr;
+  void visit(const For* op) override {
+    if (op->name.find("amx_prefetch_line") == 0) loop = op;
+    IRGraphVisitor::visit(op);
+  }
+  void visit(const IfThenElse* op) override { guard = op, IRGraphVisitor::visit(op); }
+  void visit(const Call* op) override {
+    if (op->is_intrinsic(Call::prefetch)) prefetch = op;
+    IRGraphVisitor::visit(op);
+  }
+};
+
+int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
+  const Expr v = simplify(substitute(at, e));
+  if (is_const_one(v) || is_const_zero(v)) return is_const_one(v);  // a condition
+  const int64_t* i = as_const_int(v);
+  EXPECT_NE(i, nullptr) << v;
+  return i ? *i : -1;
+}
+
+// Row pairs (p, 4 of them) around a jammed pair of channel tiles whose B tiles lie 4096
+// bytes apart: a block of 8192 bytes, 128 lines. Over the 4 · 64 K steps, each line of the
+// block two on (bytes 16384 to 24575 of `w`) is prefetched exactly once, nothing else.
+TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) {
+  const Expr v = Variable::make(Int(32), "v");
+  ops::AmxJam jam;
+  const Stmt jammed = jam.mutate(loop2("v", tile_nest("acc", v, "w", "tiles")));
+  ops::AmxPrefetchNext pass("w");
+  const Stmt out = pass.mutate(loop2("p", jammed, 4));
+  ASSERT_EQ(pass.prefetching_loops, 1) << out;
+  Prefetches found;
+  out.accept(&found);
+  ASSERT_TRUE(found.loop && found.guard && found.prefetch) << out;
+  ASSERT_EQ(found.prefetch->args.size(), 4u);
+  std::map<int64_t, int> fetched;
+  for (int p = 0; p < 4; ++p) {
+    for (int k = 0; k < 64; ++k) {
+      std::map<std::string, Expr> at = {{"p", p}, {"k.jam0", k}};  // the jam renames the K loop
+      const int64_t per = evaluate(found.loop->extent, at);
+      for (int j = 0; j < per; ++j) {
+        at[found.loop->name] = j;
+        if (evaluate(found.guard->condition, at)) ++fetched[evaluate(found.prefetch->args[1], at)];
+      }
+    }
+  }
+  ASSERT_EQ(fetched.size(), 128u);
+  for (const auto& [offset, times] : fetched) {
+    EXPECT_EQ(times, 1) << offset;
+    EXPECT_TRUE(offset >= 16384 && offset < 24576 && offset % 64 == 0) << offset;
+  }
+}
+
+TEST(AmxPrefetchNext, LeavesOtherLoopsAlone) {
+  const Expr v = Variable::make(Int(32), "v");
+  ops::AmxJam jam;
+  const Stmt jammed = jam.mutate(loop2("v", tile_nest("acc", v, "w", "tiles")));
+  auto unchanged = [](const std::string& weights, const Stmt& in) {
+    ops::AmxPrefetchNext pass(weights);
+    const Stmt out = pass.mutate(in);
+    EXPECT_EQ(pass.prefetching_loops, 0) << in;
+    EXPECT_TRUE(equal(out, in)) << out;
+  };
+  // Weights from another buffer than the one named.
+  unchanged("other", loop2("p", jammed, 4));
+  // No serial loop around the K loop: a parallel one is the channel blocks' task loop.
+  unchanged("w", For::make("p", 0, 4, ForType::Parallel, DeviceAPI::None, jammed));
 }
 
 }  // namespace

@@ -2,12 +2,13 @@
 
 #include "ops/amx_fuse_k.h"
 #include "ops/amx_jam.h"
+#include "ops/amx_prefetch_next.h"
 
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline) {
+void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const std::string& weights) {
   const int rows = kAmxTileRows, lanes = 16;  // 16 channels of int32: one 64-byte tile row
   const int steps = 16;                       // K = 4 steps fused into one 64-byte step
   const int kAmxRowBlock = 256;               // 1 MiB of activations at K = 4096: half of L2
@@ -64,6 +65,7 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline) {
       .unroll(kgi);
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
   pipeline.add_custom_lowering_pass(new ops::AmxJam());
+  pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights));
 }
 
 }  // namespace npukit::schedules::cpu

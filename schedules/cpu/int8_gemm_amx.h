@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "Halide.h"
 #include "ops/int8_gemm_amx.h"
 #include "schedules/cpu/int8_gemm_tiles.h"
@@ -10,6 +12,7 @@ namespace npukit::schedules::cpu {
 // of 64 bytes (ops/amx_fuse_k.h fuses Halide 14's 4-byte steps), the tile stored to a
 // buffer from which acc subtracts the zero point's share. Needs `pipeline` to run
 // ops::AmxFuseK and a target with avx512_sapphirerapids.
-void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline);
+// `weights`: the name of the packed weight buffer (its next blocks are prefetched).
+void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline, const std::string& weights);
 
 }  // namespace npukit::schedules::cpu
