@@ -1,11 +1,16 @@
 // A lowering pass that prefetches, during a task's AMX tile loops, the weights of the
-// channel block two tasks on (the next this thread takes when two threads alternate; one
-// thread's next was prefetched by the task before). Without it a task's first row pair read
-// its 128 KiB of weights from DRAM in a burst and the rest of the task left DRAM idle. The
-// block's lines are spread over the task's row pairs and K steps, a few per K step, into L2
-// (the module links the l2 prefetch bitcode for 1-byte elements: one line per call).
+// channel block `blocks_ahead` tasks on. Without it a task's first row pair read its
+// 128 KiB of weights from DRAM in a burst and the rest of the task left DRAM idle. The
+// block's lines are spread over the task's row pairs and K steps, a few per K step, into
+// L2 (the module links the l2 prefetch bitcode for 1-byte elements: one line per call).
 // Halide 14 cannot say this as a schedule: a prefetch's loop must belong to the stage, and
 // the channel-block loop is acc's.
+//
+// It applies to a serial loop (the row pairs) holding exactly one K loop (a serial loop of
+// tile matmuls loading B tiles from `weights`, with no loop inside) whose B offsets name
+// `tiles_per_block` channel tiles, a constant distance apart, and can be evaluated ahead of
+// its body; the next blocks lie right after the block in `weights`. A prefetch past the
+// buffer's end (the last blocks) does nothing on x86.
 #pragma once
 
 #include <string>
@@ -17,9 +22,8 @@ namespace npukit::ops {
 
 class AmxPrefetchNext : public Halide::Internal::IRMutator {
  public:
-  // `weights`: the buffer the B tiles are loaded from (a task's block of two channel tiles,
-  // contiguous, the next block right after it).
-  explicit AmxPrefetchNext(std::string weights) : weights_(std::move(weights)) {}
+  AmxPrefetchNext(std::string weights, int tiles_per_block, int blocks_ahead)
+      : weights_(std::move(weights)), tiles_per_block_(tiles_per_block), blocks_ahead_(blocks_ahead) {}
   using IRMutator::visit;
   Halide::Internal::Stmt visit(const Halide::Internal::For* op) override;
 
@@ -27,6 +31,7 @@ class AmxPrefetchNext : public Halide::Internal::IRMutator {
 
  private:
   std::string weights_;
+  int tiles_per_block_, blocks_ahead_;
 };
 
 }  // namespace npukit::ops

@@ -1,6 +1,6 @@
 // ops::AmxJam and ops::AmxPrefetchNext on hand-written tile IR (the form Halide 14's
-// ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two iterations
-// into one K loop, and where it must not; which lines the prefetch pass fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves are
+// ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two
+// iterations into one K loop, and where it must not; which lines the prefetch pass fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves are
 // checked against the definition in int8_gemm_test (AmxTierMatchesTheDefinitionAtTileEdges).
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ Stmt tile_nest(const std::string& acc, const Expr& v, const std::string& b, cons
   Stmt zero = Store::make(acc, Call::make(Int(32, 256), "tile_zero", {16, 64}, Call::Intrinsic), ramp256(), Parameter(),
                           const_true(256), ModulusRemainder());
   Expr mm = Call::make(Int(32, 256), "tile_matmul",
-                       {16, 64, 64, acc_now, tile_load("a", k * 1024), tile_load(b, k * 1024 + v * 4096)},
+                       {16, 64, 64, acc_now, tile_load("a", k * 1024), tile_load(b, k * 1024 + v * 65536)},
                        Call::Intrinsic);
   Stmt step = Store::make(acc, mm, ramp256(), Parameter(), const_true(256), ModulusRemainder());
   if (extra.defined()) step = Block::make(step, extra);
@@ -114,14 +114,20 @@ TEST(AmxJam, LeavesAloneWhatItCannotProveSafeOrUseful) {
   unchanged(For::make("v", 0, 2, ForType::Parallel, DeviceAPI::None, tile_nest("acc", v, "w", "tiles")));
 }
 
-// The prefetch pass's loop, condition and address, found in its output.
+// The prefetch pass's loop, condition and address, found in its output, and whether the
+// loop is the first statement of a K loop.
 struct Prefetches : IRGraphVisitor {
   using IRGraphVisitor::visit;
   const For* loop = nullptr;
   const IfThenElse* guard = nullptr;
   const Call* prefetch = nullptr;
+  bool first_in_k_loop = false;
   void visit(const For* op) override {
     if (op->name.find("amx_prefetch_line") == 0) loop = op;
+    if (const auto* b = op->body.as<Block>(); b && b->first.as<For>() &&
+                                              b->first.as<For>()->name.find("amx_prefetch_line") == 0) {
+      first_in_k_loop = op->name == "k.jam0";  // the jam renames the K loop
+    }
     IRGraphVisitor::visit(op);
   }
   void visit(const IfThenElse* op) override { guard = op, IRGraphVisitor::visit(op); }
@@ -139,35 +145,39 @@ int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
   return i ? *i : -1;
 }
 
-// Row pairs (p, 4 of them) around a jammed pair of channel tiles whose B tiles lie 4096
-// bytes apart: a block of 8192 bytes, 128 lines. Over the 4 · 64 K steps, each line of the
-// block two on (bytes 16384 to 24575 of `w`) is prefetched exactly once, nothing else.
+// Row pairs p in [3, 7) around a jammed pair of channel tiles whose B tiles lie 64 KiB
+// apart (64 K steps of 1 KiB): a block of 128 KiB, 2048 lines. Over the 4 · 64 K steps
+// (8 lines each), each line of the block two on (bytes 262144 to 393215 of `w`) is
+// prefetched exactly once, nothing else, from the start of the K loop's body.
 TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) {
   const Expr v = Variable::make(Int(32), "v");
   ops::AmxJam jam;
   const Stmt jammed = jam.mutate(loop2("v", tile_nest("acc", v, "w", "tiles")));
-  ops::AmxPrefetchNext pass("w");
-  const Stmt out = pass.mutate(loop2("p", jammed, 4));
+  ops::AmxPrefetchNext pass("w", 2, 2);
+  const Stmt out = pass.mutate(For::make("p", 3, 4, ForType::Serial, DeviceAPI::None, jammed));
   ASSERT_EQ(pass.prefetching_loops, 1) << out;
   Prefetches found;
   out.accept(&found);
   ASSERT_TRUE(found.loop && found.guard && found.prefetch) << out;
+  EXPECT_TRUE(found.first_in_k_loop) << out;
+  EXPECT_EQ(shape_of(out).matmuls, 2) << out;
   ASSERT_EQ(found.prefetch->args.size(), 4u);
   std::map<int64_t, int> fetched;
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 3; p < 7; ++p) {
     for (int k = 0; k < 64; ++k) {
-      std::map<std::string, Expr> at = {{"p", p}, {"k.jam0", k}};  // the jam renames the K loop
+      std::map<std::string, Expr> at = {{"p", p}, {"k.jam0", k}};
       const int64_t per = evaluate(found.loop->extent, at);
+      EXPECT_EQ(per, 8);
       for (int j = 0; j < per; ++j) {
         at[found.loop->name] = j;
         if (evaluate(found.guard->condition, at)) ++fetched[evaluate(found.prefetch->args[1], at)];
       }
     }
   }
-  ASSERT_EQ(fetched.size(), 128u);
+  ASSERT_EQ(fetched.size(), 2048u);
   for (const auto& [offset, times] : fetched) {
     EXPECT_EQ(times, 1) << offset;
-    EXPECT_TRUE(offset >= 16384 && offset < 24576 && offset % 64 == 0) << offset;
+    EXPECT_TRUE(offset >= 262144 && offset < 393216 && offset % 64 == 0) << offset;
   }
 }
 
@@ -176,7 +186,7 @@ TEST(AmxPrefetchNext, LeavesOtherLoopsAlone) {
   ops::AmxJam jam;
   const Stmt jammed = jam.mutate(loop2("v", tile_nest("acc", v, "w", "tiles")));
   auto unchanged = [](const std::string& weights, const Stmt& in) {
-    ops::AmxPrefetchNext pass(weights);
+    ops::AmxPrefetchNext pass(weights, 2, 2);
     const Stmt out = pass.mutate(in);
     EXPECT_EQ(pass.prefetching_loops, 0) << in;
     EXPECT_TRUE(equal(out, in)) << out;
@@ -185,6 +195,10 @@ TEST(AmxPrefetchNext, LeavesOtherLoopsAlone) {
   unchanged("other", loop2("p", jammed, 4));
   // No serial loop around the K loop: a parallel one is the channel blocks' task loop.
   unchanged("w", For::make("p", 0, 4, ForType::Parallel, DeviceAPI::None, jammed));
+  // One channel tile: no block to step over.
+  unchanged("w", loop2("p", tile_nest("acc", 0, "w", "tiles"), 4));
+  // Two K loops in one pair loop (the jam's fallback): each would fetch the block again.
+  unchanged("w", loop2("p", Block::make(jammed, jammed), 4));
 }
 
 }  // namespace

@@ -12,10 +12,11 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   const int rows = kAmxTileRows, lanes = 16;  // 16 channels of int32: one 64-byte tile row
   const int steps = 16;                       // K = 4 steps fused into one 64-byte step
   const int kAmxRowBlock = 256;               // 1 MiB of activations at K = 4096: half of L2
+  const int tiles_per_task = 2;               // channel tiles per task (AmxJam zips the pair)
   Var n = g.n, m = g.m, no{"no"}, ni{"ni"};
   // acc: one task per block of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2
   // for every row tile); it subtracts the zero point's share from the stored tiles.
-  g.acc.split(n, no, ni, 2 * lanes, TailStrategy::GuardWithIf).reorder(ni, m, no).vectorize(ni, lanes).parallel(no);
+  g.acc.split(n, no, ni, tiles_per_task * lanes, TailStrategy::GuardWithIf).reorder(ni, m, no).vectorize(ni, lanes).parallel(no);
   // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
   // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
   // where a task over all of a tall `a` would stream it from L3 once per 32 channels.
@@ -32,7 +33,7 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   Func tile = g.dot.in();
   Var tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, tmo{"tmo"}, tmp{"tmp"};
   tile.compute_at(g.acc, no)
-      .bound_extent(n, 2 * lanes)
+      .bound_extent(n, tiles_per_task * lanes)
       .tile(n, m, tn, tm, tni, tmi, lanes, rows, TailStrategy::RoundUp)
       .reorder(tni, tmi, tn, tm)
       .vectorize(tni)
@@ -65,7 +66,10 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
       .unroll(kgi);
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
   pipeline.add_custom_lowering_pass(new ops::AmxJam());
-  pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights));
+  // The weights of the block two tasks on: the next one a thread takes when two threads
+  // alternate (with one thread, the task before prefetched the next). One thread at M = 128
+  // measured 9% slower for the distance of 2, two threads up to 24% faster (Xeon with AMX).
+  pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights, tiles_per_task, 2));
 }
 
 }  // namespace npukit::schedules::cpu
