@@ -38,13 +38,16 @@ class BodyFacts : public IRGraphVisitor {
   void visit(const Let* op) override { defined.insert(op->name), IRGraphVisitor::visit(op); }
 };
 
-// Whether `f` is a K loop: a serial loop whose body loads weight tiles for tile matmuls and
-// holds no loop of its own.
+// Whether `f`, whose body `facts` describe, is a K loop: a serial loop whose body loads
+// weight tiles for tile matmuls and holds no loop of its own.
+bool is_k_loop(const For* f, const BodyFacts& facts) {
+  return f->for_type == ForType::Serial && facts.has_matmul && !facts.nested_loop && !facts.offsets.empty();
+}
+
 bool is_k_loop(const For* f, const std::string& weights) {
-  if (f->for_type != ForType::Serial) return false;
   BodyFacts facts(weights);
   f->body.accept(&facts);
-  return facts.has_matmul && !facts.nested_loop && !facts.offsets.empty();
+  return is_k_loop(f, facts);
 }
 
 // The K loops directly inside a loop (not inside another loop), each occurrence counted
@@ -75,10 +78,9 @@ class AddToKLoop : public IRMutator {
   const std::string& weights_;
   int tiles_, ahead_;
   Stmt visit(const For* op) override {
-    // Any other loop is not directly inside the pair loop; one tile a block, no stride.
-    if (!is_k_loop(op, weights_) || tiles_ < 2) return op;
     BodyFacts facts(weights_);
     op->body.accept(&facts);
+    if (!is_k_loop(op, facts)) return op;  // any other loop: not directly inside the pair loop
     // The block's first and last channel tile at the loop's first K step.
     Expr lo, hi;
     for (const Expr& o : facts.offsets) {
@@ -113,7 +115,8 @@ class AddToKLoop : public IRMutator {
 
 Stmt AmxPrefetchNext::visit(const For* op) {
   Stmt body = mutate(op->body);
-  if (op->for_type == ForType::Serial && !is_k_loop(op, weights_)) {
+  // (One tile a block: no distance between tiles to measure a block by.)
+  if (op->for_type == ForType::Serial && tiles_per_block_ >= 2 && !is_k_loop(op, weights_)) {
     // Exactly one K loop: where the jam fell back to two loops one after the other, each
     // would fetch the whole block again.
     KLoops k_loops(weights_);

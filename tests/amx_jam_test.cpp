@@ -1,7 +1,8 @@
 // ops::AmxJam and ops::AmxPrefetchNext on hand-written tile IR (the form Halide 14's
 // ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two
-// iterations into one K loop, and where it must not; which lines the prefetch pass fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves are
-// checked against the definition in int8_gemm_test (AmxTierMatchesTheDefinitionAtTileEdges).
+// iterations into one K loop, and where it must not; which lines the prefetch pass
+// fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves
+// are checked against the definition in int8_gemm_test (AmxTierMatchesTheDefinitionAtTileEdges).
 #include <gtest/gtest.h>
 
 #include <map>

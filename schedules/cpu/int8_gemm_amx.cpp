@@ -16,7 +16,10 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   Var n = g.n, m = g.m, no{"no"}, ni{"ni"};
   // acc: one task per block of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2
   // for every row tile); it subtracts the zero point's share from the stored tiles.
-  g.acc.split(n, no, ni, tiles_per_task * lanes, TailStrategy::GuardWithIf).reorder(ni, m, no).vectorize(ni, lanes).parallel(no);
+  g.acc.split(n, no, ni, tiles_per_task * lanes, TailStrategy::GuardWithIf)
+      .reorder(ni, m, no)
+      .vectorize(ni, lanes)
+      .parallel(no);
   // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
   // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
   // where a task over all of a tall `a` would stream it from L3 once per 32 channels.
