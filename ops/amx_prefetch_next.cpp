@@ -68,15 +68,16 @@ class KLoops : public IRVisitor {
 // channel tiles.
 class AddToKLoop : public IRMutator {
  public:
-  AddToKLoop(const For* pair, const std::string& weights, int tiles, int ahead)
-      : pair_(pair), weights_(weights), tiles_(tiles), ahead_(ahead) {}
+  AddToKLoop(const For* pair, const std::string& weights, int tiles, Expr ahead)
+      : pair_(pair), weights_(weights), tiles_(tiles), ahead_(std::move(ahead)) {}
   using IRMutator::visit;
   int done = 0;
 
  private:
   const For* pair_;
   const std::string& weights_;
-  int tiles_, ahead_;
+  int tiles_;
+  Expr ahead_;
   Stmt visit(const For* op) override {
     BodyFacts facts(weights_);
     op->body.accept(&facts);

@@ -22,8 +22,10 @@ namespace npukit::ops {
 
 class AmxPrefetchNext : public Halide::Internal::IRMutator {
  public:
-  AmxPrefetchNext(std::string weights, int tiles_per_block, int blocks_ahead)
-      : weights_(std::move(weights)), tiles_per_block_(tiles_per_block), blocks_ahead_(blocks_ahead) {}
+  // `blocks_ahead` may be a run-time value (the kernel's `threads` input): an expression
+  // the loop nest's scope defines.
+  AmxPrefetchNext(std::string weights, int tiles_per_block, Halide::Expr blocks_ahead)
+      : weights_(std::move(weights)), tiles_per_block_(tiles_per_block), blocks_ahead_(std::move(blocks_ahead)) {}
   using IRMutator::visit;
   Halide::Internal::Stmt visit(const Halide::Internal::For* op) override;
 
@@ -31,7 +33,8 @@ class AmxPrefetchNext : public Halide::Internal::IRMutator {
 
  private:
   std::string weights_;
-  int tiles_per_block_, blocks_ahead_;
+  int tiles_per_block_;
+  Halide::Expr blocks_ahead_;
 };
 
 }  // namespace npukit::ops

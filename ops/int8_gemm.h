@@ -149,6 +149,9 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
   Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)
   Input<int32_t> a_zero_point{"a_zero_point"};
+  // The threads of the Halide pool the call runs on (runtime/halide_threads.h): the AMX tier
+  // prefetches the weights of the task this thread takes next; the other kernels ignore it.
+  Input<int32_t> threads{"threads"};
   Output<Halide::Buffer<int32_t, 2>> acc{"acc"};          // (N, M)
 
   void generate() {
@@ -204,7 +207,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   }
 
   void schedule() {
-    if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline(), w_packed.name());
+    if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline(), w_packed.name(), threads);
   }
 
  private:

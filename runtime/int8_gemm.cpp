@@ -12,6 +12,7 @@
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/halide_call.h"
+#include "runtime/halide_threads.h"
 #include "runtime/kernel_call.h"
 #include "schedules/cpu/int8_gemm_tiles.h"
 
@@ -67,10 +68,13 @@ void int8_gemm_accumulate_gpu(const TensorView& a, const Int8WeightViews& w, int
                               const TensorView& acc, const std::string& family) {
   Call where;  // only the target matters to call_kernel
   where.target = family;
+  const int32_t threads = 1;  // the GPU kernels ignore it (ops/int8_gemm.h)
   if (a.shape.at(0) > 1) {
-    call_kernel(kernels::int8_gemm_acc_prefill_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, Out{acc});
+    call_kernel(kernels::int8_gemm_acc_prefill_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, threads,
+                Out{acc});
   } else {
-    call_kernel(kernels::int8_gemm_acc_decode_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, Out{acc});
+    call_kernel(kernels::int8_gemm_acc_decode_gpu, where, In{a}, In{w.packed}, In{w.sums}, a_zero_point, threads,
+                Out{acc});
   }
 }
 
@@ -105,10 +109,13 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   Call where;  // only the target and tier matter to call_kernel
   where.target = "cpu";
   where.tier = std::string(tier);
+  const int32_t threads = halide_thread_count();
   if (prefill) {
-    call_kernel(kernels::int8_gemm_acc_prefill, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, Out{acc});
+    call_kernel(kernels::int8_gemm_acc_prefill, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, threads,
+                Out{acc});
   } else {
-    call_kernel(kernels::int8_gemm_acc_decode, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, Out{acc});
+    call_kernel(kernels::int8_gemm_acc_decode, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, threads,
+                Out{acc});
   }
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "runtime/error.h"
+#include "runtime/halide_threads.h"
 #include "runtime/registry.h"
 
 namespace npukit {
@@ -105,6 +106,7 @@ std::vector<LoadedPlugin> loaded_plugins() {
 int set_halide_threads(int n) {
   std::lock_guard<std::mutex> lock(plugins_mutex);
   for (const LoadedPlugin& l : plugins()) l.plugin->set_num_threads(n);
+  note_halide_threads(n);
   return halide_set_num_threads(n);
 }
 

@@ -148,13 +148,14 @@ int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
 
 // Row pairs p in [3, 7) around a jammed pair of channel tiles whose B tiles lie 64 KiB
 // apart (64 K steps of 1 KiB): a block of 128 KiB, 2048 lines. Over the 4 · 64 K steps
-// (8 lines each), each line of the block two on (bytes 262144 to 393215 of `w`) is
-// prefetched exactly once, nothing else, from the start of the K loop's body.
-TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) {
+// (8 lines each), each line of the block `ahead` on (bytes ahead · 131072 up) must be
+// prefetched exactly once, nothing else, from the start of the K loop's body. `blocks_ahead`
+// is what the pass is given, `at` binds any variable it names.
+void expect_fetches_block_once(const Expr& blocks_ahead, int64_t ahead, const std::map<std::string, Expr>& bound) {
   const Expr v = Variable::make(Int(32), "v");
   ops::AmxJam jam;
   const Stmt jammed = jam.mutate(loop2("v", tile_nest("acc", v, "w", "tiles")));
-  ops::AmxPrefetchNext pass("w", 2, 2);
+  ops::AmxPrefetchNext pass("w", 2, blocks_ahead);
   const Stmt out = pass.mutate(For::make("p", 3, 4, ForType::Serial, DeviceAPI::None, jammed));
   ASSERT_EQ(pass.prefetching_loops, 1) << out;
   Prefetches found;
@@ -166,7 +167,8 @@ TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) {
   std::map<int64_t, int> fetched;
   for (int p = 3; p < 7; ++p) {
     for (int k = 0; k < 64; ++k) {
-      std::map<std::string, Expr> at = {{"p", p}, {"k.jam0", k}};
+      std::map<std::string, Expr> at = bound;
+      at["p"] = p, at["k.jam0"] = k;
       const int64_t per = evaluate(found.loop->extent, at);
       EXPECT_EQ(per, 8);
       for (int j = 0; j < per; ++j) {
@@ -178,7 +180,18 @@ TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) {
   ASSERT_EQ(fetched.size(), 2048u);
   for (const auto& [offset, times] : fetched) {
     EXPECT_EQ(times, 1) << offset;
-    EXPECT_TRUE(offset >= 262144 && offset < 393216 && offset % 64 == 0) << offset;
+    EXPECT_TRUE(offset >= ahead * 131072 && offset < (ahead + 1) * 131072 && offset % 64 == 0) << offset;
+  }
+}
+
+TEST(AmxPrefetchNext, FetchesEachLineOfTheBlockTwoOnOnce) { expect_fetches_block_once(2, 2, {}); }
+
+// The kernel's distance is its `threads` input, known only when it runs.
+TEST(AmxPrefetchNext, FetchesTheBlockARunTimeDistanceOn) {
+  const Expr threads = Variable::make(Int(32), "threads");
+  for (int t : {1, 3}) {
+    SCOPED_TRACE(t);
+    expect_fetches_block_once(threads, t, {{"threads", t}});
   }
 }
 

@@ -48,7 +48,7 @@ Buffer<int32_t> run_acc(const GemmCase& c, const Target& t) {
   Buffer<int32_t> sums(const_cast<int32_t*>(p.row_sums.data()), static_cast<int>(p.n_pad));
   Buffer<int32_t> acc(static_cast<int>(c.N), static_cast<int>(c.M));
   const Params shape{{"shape", c.M == 1 ? "decode" : "prefill"}};
-  gpu_test::realize_on(gpu_test::generator_pipeline("npukit_int8_gemm_acc", t, shape, a, w, sums, c.zp), acc, t);
+  gpu_test::realize_on(gpu_test::generator_pipeline("npukit_int8_gemm_acc", t, shape, a, w, sums, c.zp, int32_t{1}), acc, t);
   return acc;
 }
 

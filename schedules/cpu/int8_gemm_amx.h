@@ -12,7 +12,10 @@ namespace npukit::schedules::cpu {
 // of 64 bytes (ops/amx_fuse_k.h fuses Halide 14's 4-byte steps), the tile stored to a
 // buffer from which acc subtracts the zero point's share. Needs `pipeline` to run
 // ops::AmxFuseK and a target with avx512_sapphirerapids.
-// `weights`: the name of the packed weight buffer (its next blocks are prefetched).
-void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline, const std::string& weights);
+// `weights`: the name of the packed weight buffer (its next blocks are prefetched);
+// `threads`: the threads the call's tasks run on (the kernel's input; it sets how far
+// ahead the weights are prefetched).
+void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline, const std::string& weights,
+                                const Halide::Expr& threads);
 
 }  // namespace npukit::schedules::cpu
