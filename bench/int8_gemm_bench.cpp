@@ -4,7 +4,8 @@
 // more than 256 MiB so that each call streams them from DRAM. At N = 4096 the kit runs
 // three ways: as dispatched, forced to avx512_vnni and forced to avx512_amx (which keeps
 // VNNI up to 8 rows: `amx_pays_off` in runtime/int8_gemm.cpp, so M = 4 and 8 run the VNNI
-// prefill kernel there), each against oneDNN in the same run.
+// prefill kernel there), each against oneDNN in the same run; and N = 4096 at K = 11008
+// (the down projection), as dispatched.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -149,6 +150,8 @@ void shapes(benchmark::internal::Benchmark* b) {
       for (int64_t tier = 0; tier < (n == 4096 ? 3 : 1); ++tier) b->Args({m, n, 4096, tier});
     }
   }
+  // The down projection's K (an FFN of 11008): the A panel of a row block no longer fits L2.
+  for (int64_t m : {1, 16, 128, 512}) b->Args({m, 4096, 11008, 0});
   b->ArgNames({"M", "N", "K", "tier"})->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
