@@ -1,14 +1,12 @@
 #include "bench/copy_anchor.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "HalideRuntime.h"
+#include "runtime/halide_threads.h"
 
 namespace npukit::bench {
 namespace {
@@ -61,7 +59,7 @@ int copy_task(void*, int task, uint8_t* closure) {
 
 // Seconds of one run of `copy` over `bytes` of src and dst, split into one task per thread.
 double seconds_of(const void* src, void* dst, size_t bytes, void (*copy)(const char*, char*, size_t)) {
-  const int tasks = halide_threads();
+  const int tasks = halide_thread_count();
   Job job{static_cast<const char*>(src), static_cast<char*>(dst), bytes, (bytes / tasks + 63) / 64 * 64, copy};
   const auto t0 = std::chrono::steady_clock::now();
   halide_do_par_for(nullptr, copy_task, 0, tasks, reinterpret_cast<uint8_t*>(&job));
@@ -78,12 +76,6 @@ double median_gbps(ColdArena& src, ColdArena& dst, size_t bytes, int reps, void 
 }
 
 }  // namespace
-
-int halide_threads() {
-  const char* env = std::getenv("HL_NUM_THREADS");
-  const int n = env ? std::atoi(env) : 0;
-  return n > 0 ? n : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-}
 
 double read_seconds(const void* a, const void* b, size_t bytes) {
   return seconds_of(a, const_cast<void*>(b), bytes, stream_read);

@@ -19,9 +19,6 @@ struct CopyAnchor {
   double read_gbps;    // median over rotations; bytes read per second
 };
 
-// The threads Halide's pool uses in this process: HL_NUM_THREADS, else the core count.
-int halide_threads();
-
 // Copies `bytes` from slot i of `src` to slot i of `dst` for rotating i, `reps` times;
 // then reads `bytes` of slot i of both.
 CopyAnchor measure_copy(ColdArena& src, ColdArena& dst, size_t bytes, int reps = 15);

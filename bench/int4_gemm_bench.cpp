@@ -24,6 +24,7 @@
 #include "layouts/vnni_int8.h"
 #include "runtime/bind.h"
 #include "runtime/int8_gemm.h"
+#include "runtime/halide_threads.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
@@ -111,7 +112,7 @@ void BM_int4_gemm(benchmark::State& state) {
         vs_int8.push_back(
             seconds_of([&] { int8_gemm_accumulate(a8_view, packed8[c % copies8], 0, acc8_view, anchor_tier); }) / s);
       });
-  state.counters["threads"] = halide_threads();
+  state.counters["threads"] = halide_thread_count();
   state.counters["GB/s"] = bytes / median / 1e9;
   state.counters["GOP/s"] = 2.0 * double(M) * N * K / median / 1e9;
   state.counters["bytes_per_weight"] = bytes / (double(N) * K);

@@ -24,6 +24,7 @@
 #include "layouts/vnni_int8.h"
 #include "runtime/cpu_features.h"
 #include "runtime/int8_gemm.h"
+#include "runtime/halide_threads.h"
 
 namespace npukit::bench {
 namespace {
@@ -135,7 +136,7 @@ void BM_int8_gemm(benchmark::State& state) {
   size_t c = 0;
   const double t = time_runs(state, [&] { ++c; }, [&] { npukit_call(c); }, [](double) {});
   const double ops = 2.0 * m * n * k;
-  state.counters["threads"] = halide_threads();
+  state.counters["threads"] = halide_thread_count();
   state.counters["GOPS"] = ops / t / 1e9;
   state.counters["weight_GB/s"] = double(n) * k / t / 1e9;
   state.counters["onednn_u8s8_GOPS"] = ops / t_u8s8 / 1e9;
@@ -163,6 +164,6 @@ BENCHMARK(BM_int8_gemm)->Apply(shapes);
 int main(int argc, char** argv) {
   // oneDNN's OpenMP pool and Halide's pool get the same number of threads. (OpenMP has
   // read OMP_NUM_THREADS before main, so set it through the API.)
-  omp_set_num_threads(npukit::bench::halide_threads());
+  omp_set_num_threads(npukit::halide_thread_count());
   return npukit::bench::run_benchmarks(argc, argv);
 }

@@ -9,6 +9,7 @@
 #include "bench/copy_anchor.h"
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/halide_threads.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
@@ -68,7 +69,7 @@ std::string dispatched_tiers() {
 void add_machine_context() {
   benchmark::AddCustomContext("cpu", cpu_model());
   benchmark::AddCustomContext("cpu_features", describe(cpu_features()));
-  benchmark::AddCustomContext("halide_threads", std::to_string(halide_threads()));
+  benchmark::AddCustomContext("halide_threads", std::to_string(halide_thread_count()));
   if (bench_target() != "cpu") {
     benchmark::AddCustomContext("npukit_target", bench_target() + " (forced by --npukit_target)");
   }

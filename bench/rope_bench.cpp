@@ -14,6 +14,7 @@
 #include "bench/machine_context.h"
 #include "bench/timed_calls.h"
 #include "runtime/bind.h"
+#include "runtime/halide_threads.h"
 #include "runtime/registry.h"
 
 namespace npukit::bench {
@@ -70,7 +71,7 @@ void BM_rope_warm(benchmark::State& state, DType dtype, const char* style) {
   std::vector<int32_t> positions = positions_for(s.tokens);
   Call call = bind_rope(s, dtype, style, x.data(), positions, y.data());
   const double median = time_calls(state, call, [](Call&) {});
-  state.counters["threads"] = halide_threads();
+  state.counters["threads"] = halide_thread_count();
   state.counters["GB/s"] = bytes_moved(s, dtype) / median / 1e9;
   state.counters["ns/token"] = median * 1e9 / s.tokens;
 }

@@ -11,6 +11,7 @@
 
 #include "bench/copy_anchor.h"
 #include "runtime/bind.h"
+#include "runtime/halide_threads.h"
 
 namespace npukit::bench {
 
@@ -145,7 +146,7 @@ inline PairedTiming time_cold_calls_paired_copy(benchmark::State& state, Call& c
 // GB/s of `bytes` moved per call in `seconds`, and its ratios to the in-run anchors.
 inline void set_bandwidth_counters(benchmark::State& state, double bytes, double seconds, const CopyAnchor& anchor) {
   const double gbps = bytes / seconds / 1e9;
-  state.counters["threads"] = halide_threads();
+  state.counters["threads"] = halide_thread_count();
   state.counters["GB/s"] = gbps;
   state.counters["copy_GB/s"] = anchor.stream_gbps;
   state.counters["vs_copy"] = gbps / anchor.stream_gbps;

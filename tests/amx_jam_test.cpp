@@ -150,7 +150,7 @@ int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
 // apart (64 K steps of 1 KiB): a block of 128 KiB, 2048 lines. Over the 4 · 64 K steps
 // (8 lines each), each line of the block `ahead` on (bytes ahead · 131072 up) must be
 // prefetched exactly once, nothing else, from the start of the K loop's body. `blocks_ahead`
-// is what the pass is given, `at` binds any variable it names.
+// is what the pass is given, `bound` binds any variable it names.
 void expect_fetches_block_once(const Expr& blocks_ahead, int64_t ahead, const std::map<std::string, Expr>& bound) {
   const Expr v = Variable::make(Int(32), "v");
   ops::AmxJam jam;
