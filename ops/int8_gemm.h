@@ -145,6 +145,10 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   // The avx512_amx tier (cmake/NpukitKernels.cmake sets it): AMX tile matmuls. Its Halide
   // target is the avx512_vnni tier's (Halide 14 has no AMX feature of its own).
   GeneratorParam<bool> amx{"amx", false};
+  // With amx: the kernel for a_zero_point = 0 (which it ignores) and acc of whole AMX tiles
+  // (M a multiple of 16, N of 32, constrained), storing each tile straight into acc where
+  // the general AMX kernel stores it to a buffer and subtracts the zero point's share.
+  GeneratorParam<bool> direct{"direct", false};
   Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M); GPU: (K, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
   Input<Halide::Buffer<int32_t, 1>> w_sums{"w_sums"};     // (n_pad)
@@ -162,6 +166,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
     // The GPU schedules stage whole tiles and K chunks, boxes that reach past the buffers'
     // edges (rows past M, groups past k_pad): read through boundary conditions there.
     const bool gpu = target.has_gpu_feature();
+    if (direct && !amx) throw std::invalid_argument("npukit_int8_gemm_acc: direct=true needs amx=true");
     if (amx) {
       if (gpu || !target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
         throw std::invalid_argument("npukit_int8_gemm_acc: amx=true needs a CPU target with avx512_sapphirerapids, not " +
@@ -176,9 +181,14 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       a.dim(0).set_extent(a.dim(0).extent() / kStep * kStep);
       // ops::AmxPrefetchNext's prefetches: one line per call, into L2.
       ops::add_prefetch_bitcode(*get_externs_map(), target, w_packed.type().bytes(), ops::PrefetchLevel::l2);
-      amx_acc = ops::define_int8_gemm_acc_amx(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point);
+      amx_acc = ops::define_int8_gemm_acc_amx(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point, direct);
       acc = amx_acc.acc;
       ops::set_mins_to_zero(acc);
+      if (direct) {
+        using schedules::cpu::kAmxTaskChannels, schedules::cpu::kAmxTileRows;
+        acc.dim(0).set_extent(acc.dim(0).extent() / kAmxTaskChannels * kAmxTaskChannels);
+        acc.dim(1).set_extent(acc.dim(1).extent() / kAmxTileRows * kAmxTileRows);
+      }
       return;  // scheduled in schedule(), which may add the lowering pass
     }
     Halide::Func a_in = a, w_in = w_packed;
@@ -207,7 +217,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   }
 
   void schedule() {
-    if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline(), w_packed.name(), threads);
+    if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline(), w_packed.name(), threads, direct);
   }
 
  private:

@@ -6,7 +6,8 @@ namespace npukit::ops {
 
 using namespace Halide;
 
-Int8GemmAccAmx define_int8_gemm_acc_amx(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point) {
+Int8GemmAccAmx define_int8_gemm_acc_amx(Func a, Func w_packed, Func w_sums, Expr k_pad, Expr a_zero_point,
+                                        bool zero_point_zero) {
   Int8GemmAccAmx g;
   Var n = g.n, m = g.m;
   // k_pad as visibly a multiple of the packing's kKAlign (the generator requires it), so that
@@ -16,7 +17,11 @@ Int8GemmAccAmx define_int8_gemm_acc_amx(Func a, Func w_packed, Func w_sums, Expr
   const RVar k = g.k.x;
   g.dot(n, m) = 0;
   g.dot(n, m) += cast<int32_t>(a(k, m)) * cast<int32_t>(w_packed(k % 4, n % 16, k / 4, n / 16));
-  g.acc(n, m) = g.dot(n, m) - a_zero_point * w_sums(n);
+  if (zero_point_zero) {
+    g.acc(n, m) = g.dot(n, m);
+  } else {
+    g.acc(n, m) = g.dot(n, m) - a_zero_point * w_sums(n);
+  }
   return g;
 }
 

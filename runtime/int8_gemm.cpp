@@ -8,6 +8,7 @@
 #include "kernels/int8_gemm_acc_decode.h"
 #include "kernels/int8_gemm_acc_decode_gpu.h"
 #include "kernels/int8_gemm_acc_prefill.h"
+#include "kernels/int8_gemm_acc_prefill_direct.h"
 #include "kernels/int8_gemm_acc_prefill_gpu.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
@@ -22,6 +23,7 @@ namespace {
 // One row streams the weights (decode); two or more share each weight block from
 // registers in tiles of kRowTile rows (prefill), or from AMX tiles of kAmxRowTile rows.
 constexpr int64_t kRowTile = schedules::cpu::kVnniTileRows, kAmxRowTile = schedules::cpu::kAmxTileRows;
+constexpr int64_t kAmxTaskChannels = schedules::cpu::kAmxTaskChannels;
 
 // The AMX tier's tile holds 16 rows and costs the same for 1 to 16 of them; the VNNI
 // prefill kernel costs one pass per 8-row tile. Measured on the Xeon here (one thread,
@@ -110,7 +112,13 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   where.target = "cpu";
   where.tier = std::string(tier);
   const int32_t threads = halide_thread_count();
-  if (prefill) {
+  // Without a zero point and with acc of whole tiles and tasks, the AMX tiles go straight
+  // into acc: no buffer and no pass over it.
+  const int64_t n = acc.shape.at(1);
+  if (amx && a_zero_point == 0 && m % kAmxRowTile == 0 && n % kAmxTaskChannels == 0) {
+    call_kernel(kernels::int8_gemm_acc_prefill_direct, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point,
+                threads, Out{acc});
+  } else if (prefill) {
     call_kernel(kernels::int8_gemm_acc_prefill, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point, threads,
                 Out{acc});
   } else {

@@ -1,7 +1,7 @@
-// ops::AmxJam and ops::AmxPrefetchNext on hand-written tile IR (the form Halide 14's
-// ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two
+// ops::AmxJam, ops::AmxPrefetchNext and ops::AmxZeroApart on hand-written tile IR (the form
+// Halide 14's ExtractTileOperations leaves and ops::AmxFuseK widens): where the jam zips two
 // iterations into one K loop, and where it must not; which lines the prefetch pass
-// fetches. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves
+// fetches; where each accumulator's zeros come from. Runs on any CPU: it inspects IR and compiles nothing. The AMX kernels themselves
 // are checked against the definition in int8_gemm_test (AmxTierMatchesTheDefinitionAtTileEdges).
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "Halide.h"
 #include "ops/amx_jam.h"
 #include "ops/amx_prefetch_next.h"
+#include "ops/amx_zero_apart.h"
 
 namespace npukit {
 namespace {
@@ -213,6 +214,75 @@ TEST(AmxPrefetchNext, LeavesOtherLoopsAlone) {
   unchanged("w", loop2("p", tile_nest("acc", 0, "w", "tiles"), 4));
   // Two K loops in one pair loop (the jam's fallback): each would fetch the block again.
   unchanged("w", loop2("p", Block::make(jammed, jammed), 4));
+}
+
+// The zeroings and the loads that replaced them, by accumulator.
+struct Zeroings : IRGraphVisitor {
+  using IRGraphVisitor::visit;
+  int tile_zeros = 0;
+  std::map<std::string, Expr> loads;  // accumulator -> what its first reinterpreted store reads
+  void visit(const Store* op) override {
+    const Call* c = op->value.as<Call>();
+    if (c && c->name == "tile_zero") ++tile_zeros;
+    if (c && c->is_intrinsic(Call::reinterpret) && !loads.count(op->name)) loads[op->name] = c->args[0];
+    IRGraphVisitor::visit(op);
+  }
+};
+
+TEST(AmxZeroApart, EachAccumulatorStartsFromItsOwnRowOfZeros) {
+  const Expr u = Variable::make(Int(32), "u"), v = Variable::make(Int(32), "v");
+  ops::AmxJam jam;
+  const Stmt jammed = jam.mutate(loop2("u", loop2("v", tile_nest("acc", v + u * 2, "w", "tiles"))));
+  ops::AmxZeroApart pass;
+  const Stmt out = pass.mutate(loop2("p", jammed, 4));
+  EXPECT_EQ(pass.replaced_zeroings, 4);
+  Zeroings z;
+  out.accept(&z);
+  EXPECT_EQ(z.tile_zeros, 0) << out;
+  ASSERT_EQ(z.loads.size(), 4u) << out;
+  std::set<int64_t> rows;
+  for (const auto& [acc, load] : z.loads) {
+    // tile_load(16 rows, 64 bytes, the zeros, the accumulator's row, stride 0), as bytes
+    const Call* c = load.as<Call>();
+    ASSERT_TRUE(c && c->name == "tile_load" && c->args.size() == 5) << acc << ": " << load;
+    EXPECT_EQ(c->type, Int(8, 1024)) << load;
+    EXPECT_TRUE(is_const(c->args[0], 16) && is_const(c->args[1], 64) && is_const(c->args[4], 0)) << load;
+    const Variable* buffer = c->args[2].as<Variable>();
+    EXPECT_TRUE(buffer && buffer->name == "amx_zero_rows") << load;
+    const int64_t* offset = as_const_int(c->args[3]);
+    ASSERT_NE(offset, nullptr) << load;
+    EXPECT_EQ(*offset % 64, 0) << load;
+    rows.insert(*offset / 64);
+  }
+  EXPECT_EQ(rows.size(), 4u) << out;  // four rows: nothing for LLVM to merge
+  for (int64_t r : rows) EXPECT_LT(r, ops::AmxZeroApart::kRowsOfZeros);
+  // The buffer around the whole statement, on the stack, every word zeroed before the loops.
+  const Allocate* zeros = out.as<Allocate>();
+  ASSERT_TRUE(zeros && zeros->name == "amx_zero_rows" && zeros->memory_type == MemoryType::Stack) << out;
+  EXPECT_EQ(zeros->type, Int(32));
+  const int words = ops::AmxZeroApart::kRowsOfZeros * 16;
+  ASSERT_EQ(zeros->extents.size(), 1u);
+  EXPECT_TRUE(is_const(zeros->extents[0], words)) << zeros->extents[0];
+  const Block* body = zeros->body.as<Block>();
+  ASSERT_NE(body, nullptr) << out;
+  const Store* zero = body->first.as<Store>();
+  ASSERT_TRUE(zero && zero->name == "amx_zero_rows") << body->first;
+  EXPECT_TRUE(is_const_zero(zero->value) && zero->value.type() == Int(32, words)) << zero->value;
+  EXPECT_TRUE(equal(zero->index, Ramp::make(0, 1, words))) << zero->index;
+  EXPECT_TRUE(body->rest.as<For>() != nullptr) << body->rest;
+}
+
+TEST(AmxZeroApart, LeavesAStatementWithoutZeroingsAsItIs) {
+  const Expr k = Variable::make(Int(32), "k");
+  const Stmt in = For::make("k", 0, 4, ForType::Serial, DeviceAPI::None,
+                            Evaluate::make(Call::make(Int(32), "tile_store",
+                                                      {16, 64, Variable::make(Handle(), "out"), k * 64, 128,
+                                                       tile_load("a", k)},
+                                                      Call::Intrinsic)));
+  ops::AmxZeroApart pass;
+  const Stmt out = pass.mutate(in);
+  EXPECT_EQ(pass.replaced_zeroings, 0);
+  EXPECT_TRUE(out.same_as(in)) << out;
 }
 
 }  // namespace

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <random>
 
+#include "kernels/int8_gemm_acc_prefill_direct.h"
 #include "layouts/vnni_int8.h"
 #include "runtime/bind.h"
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
 #include "runtime/int8_gemm.h"
+#include "runtime/kernel_call.h"
 #include "runtime/registry.h"
 #include "runtime/text.h"
 #include "tests/gate_matrix.h"
@@ -274,6 +276,63 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
     }
   }
   if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 27 shapes, the refusal checked instead";
+}
+
+// Without a zero point and with whole tiles (M a multiple of 16, N of 32) the AMX tier
+// stores its tiles straight into acc (int8_gemm_acc_prefill_direct): against the
+// definition at one tile, an odd number of tiles (48: the last pair shifted inwards), one
+// and more 256-row blocks (272, 528: the last block shifted inwards), into an acc whose
+// rows are 16 channels apart more than N, which keeps its padding. The kernel itself refuses
+// an acc that is not whole tiles (Halide's bounds or constraint check, one line).
+TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 24 shapes and 2 refusals";
+  std::mt19937 rng(17);
+  constexpr int32_t kPad = 0x7eadbeef;
+  for (int64_t k : {64, 4100}) {
+    for (int64_t n : {32, 96}) {
+      std::vector<int8_t> w(n * k);
+      for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+      const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+      for (int64_t m : {16, 32, 48, 256, 272, 528}) {
+        std::vector<int8_t> a(m * k);
+        for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+        const int64_t stride = n + 16;
+        std::vector<int32_t> acc(m * stride, kPad);
+        int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 0,
+                             {acc.data(), DType::int32, {m, n}, {stride, 1}}, "avx512_amx");
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t c = 0; c < stride; ++c) {
+            int32_t want = kPad;
+            if (c < n) {
+              want = 0;
+              for (int64_t i = 0; i < k; ++i) want += a[r * k + i] * w[c * k + i];
+            }
+            ASSERT_EQ(acc[r * stride + c], want) << "k=" << k << " n=" << n << " m=" << m << " r=" << r << " c=" << c;
+          }
+        }
+      }
+    }
+  }
+  const int64_t k = 64;
+  std::vector<int8_t> w(64 * k, 1), a(32 * k, 1);
+  const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), 64, k);
+  const Int8WeightViews wv = int8_weight_views(p);
+  Call where;
+  where.target = "cpu";
+  where.tier = "avx512_amx";
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{17, 32}, {16, 48}}) {
+    std::vector<int32_t> acc(m * n);
+    const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
+    try {
+      call_kernel(kernels::int8_gemm_acc_prefill_direct, where, In{av}, In{wv.packed}, In{wv.sums}, int32_t{0},
+                  int32_t{1}, Out{yv});
+      ADD_FAILURE() << "the direct kernel took acc of " << m << " x " << n;
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_NE(what.find("int8_gemm_acc_prefill_direct (avx512_amx) failed"), std::string::npos) << what;
+    }
+  }
 }
 
 // On a GPU target a prepared op's packed weights are uploaded at its first run and read

@@ -3,23 +3,54 @@
 #include "ops/amx_fuse_k.h"
 #include "ops/amx_jam.h"
 #include "ops/amx_prefetch_next.h"
+#include "ops/amx_zero_apart.h"
 
 namespace npukit::schedules::cpu {
 
 using namespace Halide;
 
-void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const std::string& weights,
-                                const Expr& threads) {
-  const int rows = kAmxTileRows, lanes = 16;  // 16 channels of int32: one 64-byte tile row
-  const int steps = 16;                       // K = 4 steps fused into one 64-byte step
-  const int kAmxRowBlock = 256;               // 1 MiB of activations at K = 4096: half of L2
-  const int tiles_per_task = 2;               // channel tiles per task (AmxJam zips the pair)
-  Var n = g.n, m = g.m, no{"no"}, ni{"ni"};
+namespace {
+
+constexpr int kRows = kAmxTileRows, kLanes = 16;  // 16 channels of int32: one 64-byte tile row
+constexpr int kSteps = 16;                        // K = 4 steps fused into one 64-byte step
+constexpr int kAmxRowBlock = 256;                 // 1 MiB of activations at K = 4096: half of L2
+constexpr int kTilesPerTask = kAmxTaskChannels / kLanes;  // AmxJam zips the pair
+
+// The 16 × 16 tiles of `out` (n, m) at its loop `tn`, in an AMX register each; K in 64-byte
+// steps, 16 of Halide 14's 4-byte ones unrolled for AmxFuseK. k_pad is a whole number of
+// 64-byte steps (the generator requires it), so no K tail.
+void schedule_dot(ops::Int8GemmAccAmx& g, Func out, const Var& tn) {
+  const Var n = g.n, m = g.m;
+  Var zn{"zn"}, zm{"zm"};
+  g.dot.compute_at(out, tn)
+      .store_in(MemoryType::AMXTile)
+      .tile(n, m, zn, zm, kLanes, kRows, TailStrategy::RoundUp)
+      .vectorize(zn)
+      .vectorize(zm);
+  RVar kg{"kg"}, kk{"kk"}, kgo{"kgo"}, kgi{"kgi"};
+  Var un{"un"}, um{"um"};
+  g.dot.update()
+      .tile(n, m, un, um, kLanes, kRows, TailStrategy::GuardWithIf)
+      .split(g.k.x, kg, kk, 4)
+      .split(kg, kgo, kgi, kSteps, TailStrategy::GuardWithIf)
+      .reorder(kk, un, um, kgi, kgo, n, m)
+      .atomic()
+      .vectorize(kk)
+      .vectorize(un)
+      .vectorize(um)
+      .unroll(kgi);
+}
+
+// The zero-point pass's schedule: acc, one task per block of two channel tiles, subtracts
+// the zero point's share from the block's tiles stored in a buffer.
+void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
+  const Var n = g.n, m = g.m;
+  Var no{"no"}, ni{"ni"};
   // acc: one task per block of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2
   // for every row tile); it subtracts the zero point's share from the stored tiles.
-  g.acc.split(n, no, ni, tiles_per_task * lanes, TailStrategy::GuardWithIf)
+  g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::GuardWithIf)
       .reorder(ni, m, no)
-      .vectorize(ni, lanes)
+      .vectorize(ni, kLanes)
       .parallel(no);
   // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
   // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
@@ -37,37 +68,53 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   Func tile = g.dot.in();
   Var tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, tmo{"tmo"}, tmp{"tmp"};
   tile.compute_at(g.acc, no)
-      .bound_extent(n, tiles_per_task * lanes)
-      .tile(n, m, tn, tm, tni, tmi, lanes, rows, TailStrategy::RoundUp)
+      .bound_extent(n, kAmxTaskChannels)
+      .tile(n, m, tn, tm, tni, tmi, kLanes, kRows, TailStrategy::RoundUp)
       .reorder(tni, tmi, tn, tm)
       .vectorize(tni)
       .vectorize(tmi);
   // Two row tiles at a time where there are two: ops::AmxJam zips the loops of the two
   // channel tiles (tn) and of the two row tiles (tmp) into one K loop with four accumulators.
   // An odd last row tile is computed twice (ShiftInwards): the tiles are plain stores.
-  tile.specialize(m_total > rows)
+  tile.specialize(m_total > kRows)
       .split(tm, tmo, tmp, 2, TailStrategy::ShiftInwards)
       .reorder(tni, tmi, tn, tmp, tmo);
-  Var zn{"zn"}, zm{"zm"};
-  g.dot.compute_at(tile, tn)
-      .store_in(MemoryType::AMXTile)
-      .tile(n, m, zn, zm, lanes, rows, TailStrategy::RoundUp)
-      .vectorize(zn)
-      .vectorize(zm);
-  // K = 4 bytes per instruction as Halide 14 matches it, 16 of them unrolled for AmxFuseK;
-  // k_pad is a whole number of 64-byte steps (the generator requires it), so no K tail.
-  RVar kg{"kg"}, kk{"kk"}, kgo{"kgo"}, kgi{"kgi"};
-  Var un{"un"}, um{"um"};
-  g.dot.update()
-      .tile(n, m, un, um, lanes, rows, TailStrategy::GuardWithIf)
-      .split(g.k.x, kg, kk, 4)
-      .split(kg, kgo, kgi, steps, TailStrategy::GuardWithIf)
-      .reorder(kk, un, um, kgi, kgo, n, m)
-      .atomic()
-      .vectorize(kk)
-      .vectorize(un)
-      .vectorize(um)
-      .unroll(kgi);
+  schedule_dot(g, tile, tn);
+}
+
+// The direct schedule (acc is dot): the same tasks, row blocks and tile pairs, with each
+// tile stored straight into acc, whose extents are whole tiles and tasks (the generator
+// constrains them). A shifted-in row block or tile pair stores the same values twice.
+void schedule_direct(ops::Int8GemmAccAmx& g) {
+  const Var n = g.n, m = g.m;
+  Var no{"no"}, ni{"ni"}, tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"};
+  g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::RoundUp)
+      .tile(ni, m, tn, tm, tni, tmi, kLanes, kRows, TailStrategy::RoundUp)
+      .reorder(tni, tmi, tn, tm, no)
+      .vectorize(tni)
+      .vectorize(tmi)
+      .parallel(no);
+  const Expr m_total = g.acc.output_buffer().dim(1).extent();
+  Var tmb{"tmb"}, tmr{"tmr"}, tmo{"tmo"}, tmp{"tmp"};
+  g.acc.specialize(m_total > kAmxRowBlock)
+      .split(tm, tmb, tmr, kAmxRowBlock / kRows, TailStrategy::ShiftInwards)
+      .split(tmr, tmo, tmp, 2)
+      .reorder(tni, tmi, tn, tmp, tmo, no, tmb);
+  g.acc.specialize(m_total > kRows)
+      .split(tm, tmo, tmp, 2, TailStrategy::ShiftInwards)
+      .reorder(tni, tmi, tn, tmp, tmo, no);
+  schedule_dot(g, g.acc, tn);
+}
+
+}  // namespace
+
+void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const std::string& weights,
+                                const Expr& threads, bool direct) {
+  if (direct) {
+    schedule_direct(g);
+  } else {
+    schedule_through_buffer(g);
+  }
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
   pipeline.add_custom_lowering_pass(new ops::AmxJam());
   // The weights of the block `threads` tasks on: the next one this thread takes when the
@@ -77,7 +124,8 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   // value out of [1, 256] is clamped, and a wrong one costs only useless prefetches (x86's
   // never fault).
   const Expr ahead = clamp(threads, 1, 256);
-  pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights, tiles_per_task, ahead));
+  pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights, kTilesPerTask, ahead));
+  pipeline.add_custom_lowering_pass(new ops::AmxZeroApart());
 }
 
 }  // namespace npukit::schedules::cpu
