@@ -145,9 +145,9 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   // The avx512_amx tier (cmake/NpukitKernels.cmake sets it): AMX tile matmuls. Its Halide
   // target is the avx512_vnni tier's (Halide 14 has no AMX feature of its own).
   GeneratorParam<bool> amx{"amx", false};
-  // With amx: the kernel for a_zero_point = 0 (which it ignores) and acc of whole AMX tiles
-  // (M a multiple of 16, N of 32, constrained), storing each tile straight into acc where
-  // the general AMX kernel stores it to a buffer and subtracts the zero point's share.
+  // With amx: the kernel for a_zero_point = 0 (which it ignores), N a multiple of 32
+  // (constrained) and M of at least 16, storing each tile straight into acc where the
+  // general AMX kernel stores it to a buffer and subtracts the zero point's share.
   GeneratorParam<bool> direct{"direct", false};
   Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M); GPU: (K, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)
@@ -185,9 +185,8 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       acc = amx_acc.acc;
       ops::set_mins_to_zero(acc);
       if (direct) {
-        using schedules::cpu::kAmxTaskChannels, schedules::cpu::kAmxTileRows;
+        using schedules::cpu::kAmxTaskChannels;
         acc.dim(0).set_extent(acc.dim(0).extent() / kAmxTaskChannels * kAmxTaskChannels);
-        acc.dim(1).set_extent(acc.dim(1).extent() / kAmxTileRows * kAmxTileRows);
       }
       return;  // scheduled in schedule(), which may add the lowering pass
     }

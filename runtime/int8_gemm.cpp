@@ -91,11 +91,16 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   }
   const std::string_view tier = accumulation_tier(m, forced_tier);
   const bool amx = tier == "avx512_amx", prefill = m > 1;
+  // Without a zero point, with whole AMX tasks of channels and a row tile at least, the AMX
+  // tiles go straight into acc: no buffer and no pass over it. Its last row tile is shifted
+  // inwards, so its rows need no padding.
+  const bool direct =
+      amx && a_zero_point == 0 && m >= kAmxRowTile && acc.shape.at(1) % kAmxTaskChannels == 0;
   // The kernels read all of k_pad (whole AMX K steps) and, for prefill, whole row tiles;
   // the weights' padding is zero and extra rows are never stored, so the padding only needs
   // to be readable.
   const int64_t row_tile = amx ? kAmxRowTile : kRowTile;
-  const int64_t m_pad = prefill ? (m + row_tile - 1) / row_tile * row_tile : m;
+  const int64_t m_pad = prefill && !direct ? (m + row_tile - 1) / row_tile * row_tile : m;
   std::vector<int8_t> heap;
   TensorView a_view = a;
   if (w.k_pad != k || m_pad != m) {
@@ -112,10 +117,7 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   where.target = "cpu";
   where.tier = std::string(tier);
   const int32_t threads = halide_thread_count();
-  // Without a zero point and with acc of whole tiles and tasks, the AMX tiles go straight
-  // into acc: no buffer and no pass over it.
-  const int64_t n = acc.shape.at(1);
-  if (amx && a_zero_point == 0 && m % kAmxRowTile == 0 && n % kAmxTaskChannels == 0) {
+  if (direct) {
     call_kernel(kernels::int8_gemm_acc_prefill_direct, where, In{a_view}, In{wv.packed}, In{wv.sums}, a_zero_point,
                 threads, Out{acc});
   } else if (prefill) {

@@ -278,14 +278,15 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
   if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 27 shapes, the refusal checked instead";
 }
 
-// Without a zero point and with whole tiles (M a multiple of 16, N of 32) the AMX tier
-// stores its tiles straight into acc (int8_gemm_acc_prefill_direct): against the
-// definition at one tile, an odd number of tiles (48: the last pair shifted inwards), one
-// and more 256-row blocks (272, 528: the last block shifted inwards), into an acc whose
-// rows are 16 channels apart more than N, which keeps its padding. The kernel itself refuses
-// an acc that is not whole tiles (Halide's bounds or constraint check, one line).
+// Without a zero point, with N a multiple of 32 and M of at least 16, the AMX tier stores
+// its tiles straight into acc (int8_gemm_acc_prefill_direct): against the definition at one
+// tile, a row tile shifted inwards (17, 300), an odd number of tiles (48: the last pair
+// shifted inwards), one and more 256-row blocks (272, 528: the last block shifted inwards),
+// into an acc whose rows are 16 channels apart more than N, which keeps its padding; `a`'s
+// rows unpadded. The kernel itself refuses N not a multiple of 32 and M below 16
+// (Halide's constraint or bounds check, one line).
 TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
-  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 24 shapes and 2 refusals";
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 32 shapes and 2 refusals";
   std::mt19937 rng(17);
   constexpr int32_t kPad = 0x7eadbeef;
   for (int64_t k : {64, 4100}) {
@@ -293,7 +294,7 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
       std::vector<int8_t> w(n * k);
       for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
       const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
-      for (int64_t m : {16, 32, 48, 256, 272, 528}) {
+      for (int64_t m : {16, 17, 32, 48, 256, 272, 300, 528}) {
         std::vector<int8_t> a(m * k);
         for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
         const int64_t stride = n + 16;
@@ -320,7 +321,7 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
   Call where;
   where.target = "cpu";
   where.tier = "avx512_amx";
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{17, 32}, {16, 48}}) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{15, 32}, {16, 48}}) {
     std::vector<int32_t> acc(m * n);
     const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
     try {

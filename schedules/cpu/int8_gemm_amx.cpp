@@ -83,13 +83,15 @@ void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
 }
 
 // The direct schedule (acc is dot): the same tasks, row blocks and tile pairs, with each
-// tile stored straight into acc, whose extents are whole tiles and tasks (the generator
-// constrains them). A shifted-in row block or tile pair stores the same values twice.
+// tile stored straight into acc, whose channels are whole tasks (the generator constrains
+// them) and whose rows are at least one tile. A last row tile, tile pair or row block
+// shifted inwards stores the same values twice.
 void schedule_direct(ops::Int8GemmAccAmx& g) {
   const Var n = g.n, m = g.m;
   Var no{"no"}, ni{"ni"}, tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"};
   g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::RoundUp)
-      .tile(ni, m, tn, tm, tni, tmi, kLanes, kRows, TailStrategy::RoundUp)
+      .split(ni, tn, tni, kLanes)
+      .split(m, tm, tmi, kRows, TailStrategy::ShiftInwards)
       .reorder(tni, tmi, tn, tm, no)
       .vectorize(tni)
       .vectorize(tmi)
