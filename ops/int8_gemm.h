@@ -145,9 +145,10 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
   // The avx512_amx tier (cmake/NpukitKernels.cmake sets it): AMX tile matmuls. Its Halide
   // target is the avx512_vnni tier's (Halide 14 has no AMX feature of its own).
   GeneratorParam<bool> amx{"amx", false};
-  // With amx: the kernel for a_zero_point = 0 (which it ignores), N a multiple of 32
-  // (constrained) and M of at least 16, storing each tile straight into acc where the
-  // general AMX kernel stores it to a buffer and subtracts the zero point's share.
+  // With amx: the kernel for a_zero_point = 0 (it does not read it: the runtime calls it
+  // only then), N a multiple of 32 (constrained) and M of at least 16, storing each tile
+  // straight into acc where the general AMX kernel stores it to a buffer and subtracts the
+  // zero point's share.
   GeneratorParam<bool> direct{"direct", false};
   Input<Halide::Buffer<int8_t, 2>> a{"a"};                // (k_pad, M); GPU: (K, M)
   Input<Halide::Buffer<int8_t, 4>> w_packed{"w_packed"};  // (4, 16, k_pad/4, n_pad/16)

@@ -283,10 +283,11 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
 // tile, a row tile shifted inwards (17, 300), an odd number of tiles (48: the last pair
 // shifted inwards), one and more 256-row blocks (272, 528: the last block shifted inwards),
 // into an acc whose rows are 16 channels apart more than N, which keeps its padding; `a`'s
-// rows unpadded. The kernel itself refuses N not a multiple of 32 and M below 16
-// (Halide's constraint or bounds check, one line).
-TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
-  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 32 shapes and 2 refusals";
+// rows unpadded. A zero point on such a shape takes the buffer kernel (the direct one does
+// not read it). The kernel itself refuses N not a multiple of 32 and M below 16 (Halide's
+// constraint or bounds check, one line).
+TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 33 shapes and 2 refusals";
   std::mt19937 rng(17);
   constexpr int32_t kPad = 0x7eadbeef;
   for (int64_t k : {64, 4100}) {
@@ -311,6 +312,24 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresWholeTilesIntoAcc) {
             ASSERT_EQ(acc[r * stride + c], want) << "k=" << k << " n=" << n << " m=" << m << " r=" << r << " c=" << c;
           }
         }
+      }
+    }
+  }
+  // A zero point on the same shapes takes the buffer kernel (the direct one does not read it).
+  {
+    const int64_t m = 48, n = 32, k = 64;
+    std::vector<int8_t> w(n * k), a(m * k);
+    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+    std::vector<int32_t> acc(m * n);
+    int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 5, {acc.data(), DType::int32, {m, n}, {}},
+                         "avx512_amx");
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        int32_t want = 0;
+        for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] - 5) * w[c * k + i];
+        ASSERT_EQ(acc[r * n + c], want) << "zero point 5, r=" << r << " c=" << c;
       }
     }
   }
