@@ -82,29 +82,32 @@ void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
   schedule_dot(g, tile, tn);
 }
 
-// The direct schedule (acc is dot): the same tasks, row blocks and tile pairs, with each
-// tile stored straight into acc, whose channels are whole tasks (the generator constrains
-// them) and whose rows are at least one tile. A last row tile, tile pair or row block
-// shifted inwards stores the same values twice.
-void schedule_direct(ops::Int8GemmAccAmx& g) {
+// The direct schedule (acc is dot): the same channel blocks, row blocks and tile pairs,
+// with each tile stored straight into acc, whose channels are whole blocks (the generator
+// constrains them) and whose rows are at least one tile. A last row tile, tile pair or row
+// block shifted inwards stores the same values twice. Each of the `slabs` tasks runs a
+// contiguous run of channel blocks (the next block it reaches is the next in memory).
+void schedule_direct(ops::Int8GemmAccAmx& g, const Expr& slabs) {
   const Var n = g.n, m = g.m;
-  Var no{"no"}, ni{"ni"}, tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"};
+  Var no{"no"}, ni{"ni"}, tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, ns{"ns"}, nw{"nw"};
+  const Expr blocks = g.acc.output_buffer().dim(0).extent() / kAmxTaskChannels;
   g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::RoundUp)
       .split(ni, tn, tni, kLanes)
       .split(m, tm, tmi, kRows, TailStrategy::ShiftInwards)
       .reorder(tni, tmi, tn, tm, no)
       .vectorize(tni)
       .vectorize(tmi)
-      .parallel(no);
+      .split(no, ns, nw, max((blocks + slabs - 1) / slabs, 1), TailStrategy::GuardWithIf)
+      .parallel(ns);
   const Expr m_total = g.acc.output_buffer().dim(1).extent();
   Var tmb{"tmb"}, tmr{"tmr"}, tmo{"tmo"}, tmp{"tmp"};
   g.acc.specialize(m_total > kAmxRowBlock)
       .split(tm, tmb, tmr, kAmxRowBlock / kRows, TailStrategy::ShiftInwards)
       .split(tmr, tmo, tmp, 2)
-      .reorder(tni, tmi, tn, tmp, tmo, no, tmb);
+      .reorder(tni, tmi, tn, tmp, tmo, nw, ns, tmb);
   g.acc.specialize(m_total > kRows)
       .split(tm, tmo, tmp, 2, TailStrategy::ShiftInwards)
-      .reorder(tni, tmi, tn, tmp, tmo, no);
+      .reorder(tni, tmi, tn, tmp, tmo, nw, ns);
   schedule_dot(g, g.acc, tn);
 }
 
@@ -112,20 +115,26 @@ void schedule_direct(ops::Int8GemmAccAmx& g) {
 
 void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const std::string& weights,
                                 const Expr& threads, bool direct) {
+  // `threads` is the caller's: a value out of [1, 256] is clamped, and a wrong one costs
+  // only balance (direct) or useless prefetches (x86's never fault).
+  const Expr pool = clamp(threads, 1, 256);
+  // The direct kernel gives each thread one slab of channel blocks instead of dealing the
+  // blocks out in turn: two threads, Xeon with AMX, alternating rounds, M = 128 / 512:
+  // K = 256 283 -> 170 / 988 -> 580 us, K = 1024 583 -> 541 us / 1.92 -> 1.42 ms, K = 4096
+  // 1.70 -> 1.44 / 5.18 -> 4.59 ms (docs/performance.md, session 35).
   if (direct) {
-    schedule_direct(g);
+    schedule_direct(g, pool);
   } else {
     schedule_through_buffer(g);
   }
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
   pipeline.add_custom_lowering_pass(new ops::AmxJam());
-  // The weights of the block `threads` tasks on: the next one this thread takes when the
-  // threads take tasks in turn. Fixed distances measured on the Xeon with AMX (alternating
-  // rounds): 1 beat 2 on one thread by 4-10% (M = 128 and 512, K = 4096 and 11008), 2 beat 1
-  // on two threads by 3-18% at three of those four shapes. `threads` is the caller's: a
-  // value out of [1, 256] is clamped, and a wrong one costs only useless prefetches (x86's
-  // never fault).
-  const Expr ahead = clamp(threads, 1, 256);
+  // The weights of the block this task reaches next. In a slab that is the next block; when
+  // the threads take blocks in turn, `threads` blocks on. Fixed distances measured on the
+  // Xeon with AMX (alternating rounds, blocks in turn): 1 beat 2 on one thread by 4-10%
+  // (M = 128 and 512, K = 4096 and 11008), 2 beat 1 on two threads by 3-18% at three of
+  // those four shapes.
+  const Expr ahead = direct ? Expr(1) : pool;
   pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights, kTilesPerTask, ahead));
   pipeline.add_custom_lowering_pass(new ops::AmxZeroApart());
 }
