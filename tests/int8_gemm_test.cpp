@@ -284,10 +284,10 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
 // shifted inwards), one and more 256-row blocks (272, 528: the last block shifted inwards),
 // into an acc whose rows are 16 channels apart more than N, which keeps its padding; `a`'s
 // rows unpadded. A zero point on such a shape takes the buffer kernel (the direct one does
-// not read it). The kernel itself refuses N not a multiple of 32 and M below 16 (Halide's
-// constraint or bounds check, one line).
+// not read it). Slabs of channel blocks for 1 to 8 threads. The kernel itself refuses N not
+// a multiple of 32 and M below 16 (Halide's constraint or bounds check, one line).
 TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
-  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 33 shapes and 2 refusals";
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 38 shapes and 2 refusals";
   std::mt19937 rng(17);
   constexpr int32_t kPad = 0x7eadbeef;
   for (int64_t k : {64, 4100}) {
@@ -333,13 +333,36 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
       }
     }
   }
+  Call where;
+  where.target = "cpu";
+  where.tier = "avx512_amx";
+  // Each thread takes a slab of channel blocks (the kernel's `threads` input): 5 blocks in
+  // slabs for 1, 2, 3 (a short last slab), 5 and 8 threads (empty slabs).
+  {
+    const int64_t m = 48, n = 160, k = 128;
+    std::vector<int8_t> w(n * k), a(m * k);
+    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+    const Int8WeightViews wv = int8_weight_views(p);
+    for (int32_t threads : {1, 2, 3, 5, 8}) {
+      std::vector<int32_t> acc(m * n, kPad);
+      const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
+      call_kernel(kernels::int8_gemm_acc_prefill_direct, where, In{av}, In{wv.packed}, In{wv.sums}, int32_t{0},
+                  threads, Out{yv});
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t c = 0; c < n; ++c) {
+          int32_t want = 0;
+          for (int64_t i = 0; i < k; ++i) want += a[r * k + i] * w[c * k + i];
+          ASSERT_EQ(acc[r * n + c], want) << "threads=" << threads << " r=" << r << " c=" << c;
+        }
+      }
+    }
+  }
   const int64_t k = 64;
   std::vector<int8_t> w(64 * k, 1), a(32 * k, 1);
   const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), 64, k);
   const Int8WeightViews wv = int8_weight_views(p);
-  Call where;
-  where.target = "cpu";
-  where.tier = "avx512_amx";
   for (auto [m, n] : {std::pair<int64_t, int64_t>{15, 32}, {16, 48}}) {
     std::vector<int32_t> acc(m * n);
     const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
