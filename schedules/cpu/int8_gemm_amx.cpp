@@ -119,9 +119,8 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   // only balance (direct) or useless prefetches (x86's never fault).
   const Expr pool = clamp(threads, 1, 256);
   // The direct kernel gives each thread one slab of channel blocks instead of dealing the
-  // blocks out in turn: two threads, Xeon with AMX, alternating rounds, M = 128 / 512:
-  // K = 256 283 -> 170 / 988 -> 580 us, K = 1024 583 -> 541 us / 1.92 -> 1.42 ms, K = 4096
-  // 1.70 -> 1.44 / 5.18 -> 4.59 ms (docs/performance.md, session 35).
+  // blocks out in turn: on two threads of the Xeon with AMX 1.1-1.8x faster at M = 128 and
+  // 512 (most at short K), one thread unchanged (docs/performance.md, session 35).
   if (direct) {
     schedule_direct(g, pool);
   } else {
