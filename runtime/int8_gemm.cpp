@@ -91,7 +91,7 @@ void int8_gemm_accumulate(const TensorView& a, const layouts::PackedInt8Weights&
   }
   const std::string_view tier = accumulation_tier(m, forced_tier);
   const bool amx = tier == "avx512_amx", prefill = m > 1;
-  // Without a zero point, with whole AMX tasks of channels and a row tile at least, the AMX
+  // Without a zero point, with whole AMX channel blocks and a row tile at least, the AMX
   // tiles go straight into acc: no buffer and no pass over it. Its last row tile is shifted
   // inwards, so its rows need no padding.
   const bool direct =

@@ -33,8 +33,8 @@ foreach (shape decode prefill)
   endif ()
   npukit_add_kernel(int8_gemm_acc_${shape} GENERATOR npukit_int8_gemm_acc TIERS ${_tiers} PARAMS shape=${shape})
 endforeach ()
-# The AMX prefill kernel that stores its tiles straight into acc: zero point 0 and acc of
-# whole tiles only (runtime/int8_gemm.cpp picks it).
+# The AMX prefill kernel that stores its tiles straight into acc: zero point 0, N a
+# multiple of 32 and M >= 16 only (runtime/int8_gemm.cpp picks it).
 npukit_add_cpu_kernel(int8_gemm_acc_prefill_direct GENERATOR npukit_int8_gemm_acc TIERS avx512_amx
                       PARAMS shape=prefill direct=true)
 foreach (epilogue "f32;scale;float32" "f16;scale;float16" "fixed_point;fixed_point;int8" "float;float;int8")
