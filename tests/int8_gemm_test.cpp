@@ -211,22 +211,33 @@ TEST(Int8GemmLayout, PackRoundTripsAndSumsRows) {
   }
 }
 
+// `count` int8 values from `rng`, every bit pattern alike.
+std::vector<int8_t> random_int8(size_t count, std::mt19937& rng) {
+  std::vector<int8_t> v(count);
+  for (auto& x : v) x = static_cast<int8_t>(rng() & 0xff);
+  return v;
+}
+
+// acc[r, c] as the op defines it: Σ_i (a[r, i] − zp) · w[c, i] over K = k, in int32.
+int32_t definition(const std::vector<int8_t>& a, const std::vector<int8_t>& w, int64_t r, int64_t c, int64_t k,
+                   int32_t zp) {
+  int32_t sum = 0;
+  for (int64_t i = 0; i < k; ++i) sum += (a[r * k + i] - zp) * w[c * k + i];
+  return sum;
+}
+
 TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
   std::mt19937 rng(11);
   const int64_t n = 80, k = 259;
-  std::vector<int8_t> w(n * k);
-  for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+  const std::vector<int8_t> w = random_int8(n * k, rng);
   const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
   for (int64_t m : {1, 16, 31, 32, 33, 67}) {
-    std::vector<int8_t> a(m * k);
-    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    std::vector<int8_t> a = random_int8(m * k, rng);
     std::vector<int32_t> acc(m * n);
     int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 5, {acc.data(), DType::int32, {m, n}, {}});
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t c = 0; c < n; ++c) {
-        int32_t want = 0;
-        for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] - 5) * w[c * k + i];
-        ASSERT_EQ(acc[r * n + c], want) << "m=" << m << " r=" << r << " c=" << c;
+        ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 5)) << "m=" << m << " r=" << r << " c=" << c;
       }
     }
   }
@@ -242,12 +253,10 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
   std::mt19937 rng(13);
   const int64_t n = 80;
   for (int64_t k : {64, 259, 4100}) {
-    std::vector<int8_t> w(n * k);
-    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+    const std::vector<int8_t> w = random_int8(n * k, rng);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
     for (int64_t m : {1, 8, 9, 15, 16, 17, 33, 48, 300}) {
-      std::vector<int8_t> a(m * k);
-      for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+      std::vector<int8_t> a = random_int8(m * k, rng);
       std::vector<int32_t> acc(m * n);
       const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
       if (!cpu_runs_tier("avx512_amx")) {
@@ -268,9 +277,7 @@ TEST(Int8GemmKernels, AmxTierMatchesTheDefinitionAtTileEdges) {
       int8_gemm_accumulate(av, p, -3, yv, "avx512_amx");
       for (int64_t r = 0; r < m; ++r) {
         for (int64_t c = 0; c < n; ++c) {
-          int32_t want = 0;
-          for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] + 3) * w[c * k + i];
-          ASSERT_EQ(acc[r * n + c], want) << "k=" << k << " m=" << m << " r=" << r << " c=" << c;
+          ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, -3)) << "k=" << k << " m=" << m << " r=" << r << " c=" << c;
         }
       }
     }
@@ -292,23 +299,17 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
   constexpr int32_t kPad = 0x7eadbeef;
   for (int64_t k : {64, 4100}) {
     for (int64_t n : {32, 96}) {
-      std::vector<int8_t> w(n * k);
-      for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
+      const std::vector<int8_t> w = random_int8(n * k, rng);
       const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
       for (int64_t m : {16, 17, 32, 48, 256, 272, 300, 528}) {
-        std::vector<int8_t> a(m * k);
-        for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+        std::vector<int8_t> a = random_int8(m * k, rng);
         const int64_t stride = n + 16;
         std::vector<int32_t> acc(m * stride, kPad);
         int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 0,
                              {acc.data(), DType::int32, {m, n}, {stride, 1}}, "avx512_amx");
         for (int64_t r = 0; r < m; ++r) {
           for (int64_t c = 0; c < stride; ++c) {
-            int32_t want = kPad;
-            if (c < n) {
-              want = 0;
-              for (int64_t i = 0; i < k; ++i) want += a[r * k + i] * w[c * k + i];
-            }
+            const int32_t want = c < n ? definition(a, w, r, c, k, 0) : kPad;
             ASSERT_EQ(acc[r * stride + c], want) << "k=" << k << " n=" << n << " m=" << m << " r=" << r << " c=" << c;
           }
         }
@@ -318,18 +319,15 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
   // A zero point on the same shapes takes the buffer kernel (the direct one does not read it).
   {
     const int64_t m = 48, n = 32, k = 64;
-    std::vector<int8_t> w(n * k), a(m * k);
-    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
-    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    const std::vector<int8_t> w = random_int8(n * k, rng);
+    std::vector<int8_t> a = random_int8(m * k, rng);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
     std::vector<int32_t> acc(m * n);
     int8_gemm_accumulate({a.data(), DType::int8, {m, k}, {}}, p, 5, {acc.data(), DType::int32, {m, n}, {}},
                          "avx512_amx");
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t c = 0; c < n; ++c) {
-        int32_t want = 0;
-        for (int64_t i = 0; i < k; ++i) want += (a[r * k + i] - 5) * w[c * k + i];
-        ASSERT_EQ(acc[r * n + c], want) << "zero point 5, r=" << r << " c=" << c;
+        ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 5)) << "zero point 5, r=" << r << " c=" << c;
       }
     }
   }
@@ -340,9 +338,8 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
   // slabs for 1, 2, 3 (a short last slab), 5 and 8 threads (empty slabs).
   {
     const int64_t m = 48, n = 160, k = 128;
-    std::vector<int8_t> w(n * k), a(m * k);
-    for (auto& v : w) v = static_cast<int8_t>(rng() & 0xff);
-    for (auto& v : a) v = static_cast<int8_t>(rng() & 0xff);
+    const std::vector<int8_t> w = random_int8(n * k, rng);
+    std::vector<int8_t> a = random_int8(m * k, rng);
     const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
     const Int8WeightViews wv = int8_weight_views(p);
     for (int32_t threads : {1, 2, 3, 5, 8}) {
@@ -352,9 +349,7 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
                   threads, Out{yv});
       for (int64_t r = 0; r < m; ++r) {
         for (int64_t c = 0; c < n; ++c) {
-          int32_t want = 0;
-          for (int64_t i = 0; i < k; ++i) want += a[r * k + i] * w[c * k + i];
-          ASSERT_EQ(acc[r * n + c], want) << "threads=" << threads << " r=" << r << " c=" << c;
+          ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 0)) << "threads=" << threads << " r=" << r << " c=" << c;
         }
       }
     }
