@@ -30,9 +30,10 @@ INSTANTIATE_TEST_SUITE_P(Cpu, AttentionGate,
                          gate_cell_name);
 
 // The split kernel with and without its software prefetch (the `prefetch` argument, which
-// the runtime sets per CPU and position) gives the same bits on any host, so that the
-// version a CPU never picks is still checked: positions past the short-cache version (32)
-// and past the Xeon's switch (1024), one split and two.
+// the runtime sets per CPU, position and thread count; the version without reads its
+// scores in runs) gives the same bits on any host, so that the version a CPU never picks
+// is still checked: positions past the short-cache version (32), with runs of uneven
+// length (41 and 101 positions), past the Xeon's switch (1024), one split and two.
 TEST(AttentionDecode, PrefetchVersionsGiveTheSameBits) {
   const int64_t Hq = 8, Hkv = 2, Dh = 128, S = 2500;
   std::mt19937 rng(5);
@@ -46,7 +47,7 @@ TEST(AttentionDecode, PrefetchVersionsGiveTheSameBits) {
       vv{v.data(), DType::float32, {Hkv, S, Dh}, {}}, no_mask{&zero, DType::float32, {1, 1}, {}};
   Call call;
   call.target = "cpu";
-  for (int32_t position : {40, 1200, 2400}) {
+  for (int32_t position : {40, 100, 1200, 2400}) {
     std::vector<float> with(Hq * Dh, -1.0f), without(Hq * Dh, -2.0f);
     const TensorView ow{with.data(), DType::float32, {1, Hq, Dh}, {}};
     const TensorView oo{without.data(), DType::float32, {1, Hq, Dh}, {}};
@@ -62,11 +63,14 @@ TEST(AttentionDecode, OnlyTheMeasuredXeonLeavesThePrefetchToTheHardware) {
   CpuFeatures amd, intel_client, xeon_amx;
   intel_client.intel = true;
   xeon_amx.intel = xeon_amx.amx_tile = true;
-  EXPECT_TRUE(decode_attention_prefetches(amd, 5000));
-  EXPECT_TRUE(decode_attention_prefetches(intel_client, 5000));
-  EXPECT_TRUE(decode_attention_prefetches(xeon_amx, 511));
-  EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 1024));
-  EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 32767));
+  for (int threads : {1, 2}) {
+    EXPECT_TRUE(decode_attention_prefetches(amd, 5000, threads));
+    EXPECT_TRUE(decode_attention_prefetches(intel_client, 5000, threads));
+    EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 1024, threads));
+    EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 32767, threads));
+  }
+  EXPECT_TRUE(decode_attention_prefetches(xeon_amx, 511, 2));
+  EXPECT_FALSE(decode_attention_prefetches(xeon_amx, 511, 1));
 }
 
 std::string error_of(int64_t hq, int64_t hkv, int32_t position) {
