@@ -443,13 +443,13 @@ constexpr int kVRows = 16;
 constexpr int kShortCachePositions = 32;
 
 // Runs of a split's live positions whose blocks of scores the version without software
-// prefetches takes in turn (block 0 of each run, then block 1 of each, ...): four k streams
-// in four pages, each of which the L2 streamer follows, keep more lines in flight than
-// one, where the arithmetic between loads leaves few demand misses outstanding. Intel Xeon
-// with AMX, one thread, cold, S = 2048 / 8192 / 32768: 0.80–0.82 -> 0.85–0.86 of read;
-// 8 runs measured no better than 1. (v's blocks in 4 runs measured slower: its sweep
-// already keeps 0.85–0.95 of read in a hand-written loop.)
-constexpr int kScoreStreams = 4;
+// prefetches takes in turn (block 0 of each run, then block 1 of each, ...): two k streams
+// in two pages, each of which the L2 streamer follows, keep more lines in flight than one,
+// where the arithmetic between loads leaves few demand misses outstanding. Intel Xeon with
+// AMX, one thread, cold, S = 2048 … 32768, share of read: 1 run 0.79–0.82, 2 runs
+// 0.88–0.90, 3 0.87, 4 0.82–0.86, 6 0.80, 8 0.79 (alternating rounds); two threads the
+// same with 2 and 4 runs (0.84–0.90). v's blocks in 4 runs measured slower (0.83 -> 0.79).
+constexpr int kScoreStreams = 2;
 
 // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
 // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
