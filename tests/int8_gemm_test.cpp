@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "kernels/int8_gemm_acc_prefill.h"
 #include "kernels/int8_gemm_acc_prefill_direct.h"
 #include "layouts/vnni_int8.h"
 #include "runtime/bind.h"
@@ -369,6 +370,34 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
       const std::string what = e.what();
       EXPECT_EQ(what.find('\n'), std::string::npos) << what;
       EXPECT_NE(what.find("int8_gemm_acc_prefill_direct (avx512_amx) failed"), std::string::npos) << what;
+    }
+  }
+}
+
+// The buffer kernel (a zero point, or N not a multiple of 32) gives each thread a slab of
+// channel blocks too (its `threads` input): 3 blocks, the last one channel tile, in slabs
+// for 1, 2 (a short last slab), 3, 5 and 8 threads (empty slabs), zero point 5, `a`'s rows
+// whole tiles as the runtime pads them.
+TEST(Int8GemmKernels, AmxBufferKernelSlabsForAnyThreadCount) {
+  if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 5 thread counts";
+  std::mt19937 rng(19);
+  const int64_t m = 48, n = 80, k = 128;
+  const std::vector<int8_t> w = random_int8(n * k, rng);
+  std::vector<int8_t> a = random_int8(m * k, rng);
+  const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+  const Int8WeightViews wv = int8_weight_views(p);
+  Call where;
+  where.target = "cpu";
+  where.tier = "avx512_amx";
+  for (int32_t threads : {1, 2, 3, 5, 8}) {
+    std::vector<int32_t> acc(m * n);
+    const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
+    call_kernel(kernels::int8_gemm_acc_prefill, where, In{av}, In{wv.packed}, In{wv.sums}, int32_t{5}, threads,
+                Out{yv});
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 5)) << "threads=" << threads << " r=" << r << " c=" << c;
+      }
     }
   }
 }

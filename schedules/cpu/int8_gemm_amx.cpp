@@ -41,17 +41,20 @@ void schedule_dot(ops::Int8GemmAccAmx& g, Func out, const Var& tn) {
       .unroll(kgi);
 }
 
-// The zero-point pass's schedule: acc, one task per block of two channel tiles, subtracts
-// the zero point's share from the block's tiles stored in a buffer.
-void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
+// The zero-point pass's schedule: acc, per block of two channel tiles, subtracts the zero
+// point's share from the block's tiles stored in a buffer. Each of the `slabs` tasks runs
+// a contiguous run of channel blocks, as in the direct schedule.
+void schedule_through_buffer(ops::Int8GemmAccAmx& g, const Expr& slabs) {
   const Var n = g.n, m = g.m;
-  Var no{"no"}, ni{"ni"};
-  // acc: one task per block of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2
-  // for every row tile); it subtracts the zero point's share from the stored tiles.
+  Var no{"no"}, ni{"ni"}, ns{"ns"}, nw{"nw"};
+  const Expr blocks = (g.acc.output_buffer().dim(0).extent() + kAmxTaskChannels - 1) / kAmxTaskChannels;
+  // acc: blocks of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2 for every
+  // row tile); it subtracts the zero point's share from the stored tiles.
   g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::GuardWithIf)
       .reorder(ni, m, no)
       .vectorize(ni, kLanes)
-      .parallel(no);
+      .split(no, ns, nw, max((blocks + slabs - 1) / slabs, 1), TailStrategy::GuardWithIf)
+      .parallel(ns);
   // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
   // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
   // where a task over all of a tall `a` would stream it from L3 once per 32 channels.
@@ -59,7 +62,7 @@ void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
   Var mo{"mo"}, mi{"mi"};
   g.acc.specialize(m_total > kAmxRowBlock)
       .split(m, mo, mi, kAmxRowBlock, TailStrategy::ShiftInwards)
-      .reorder(mi, no, mo);
+      .reorder(mi, nw, ns, mo);
   // The tiles in memory, every row of the block's 32 channels: ExtractTileOperations takes
   // only a plain copy out of the AMX register (tile_store), into rows that are not dense
   // (32 channels apart, a 2-D ramp), and the row tiles round up to 16 (the runtime pads the
@@ -67,7 +70,7 @@ void schedule_through_buffer(ops::Int8GemmAccAmx& g) {
   // the tile loops.
   Func tile = g.dot.in();
   Var tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, tmo{"tmo"}, tmp{"tmp"};
-  tile.compute_at(g.acc, no)
+  tile.compute_at(g.acc, nw)
       .bound_extent(n, kAmxTaskChannels)
       .tile(n, m, tn, tm, tni, tmi, kLanes, kRows, TailStrategy::RoundUp)
       .reorder(tni, tmi, tn, tm)
@@ -118,22 +121,21 @@ void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const
   // `threads` is the caller's: a value out of [1, 256] is clamped, and a wrong one costs
   // only balance (direct) or useless prefetches (x86's never fault).
   const Expr pool = clamp(threads, 1, 256);
-  // The direct kernel gives each thread one slab of channel blocks instead of dealing the
-  // blocks out in turn: on two threads of the Xeon with AMX 1.1-1.8x faster at M = 128 and
-  // 512 (most at short K), one thread unchanged (docs/performance.md, session 35).
+  // Both kernels give each thread one slab of channel blocks instead of dealing the blocks
+  // out in turn: on two threads of the Xeon with AMX the direct kernel 1.1-1.8x faster at
+  // M = 128 and 512 (most at short K; session 35), the buffer kernel 1.04-1.4x (session 36);
+  // one thread unchanged (docs/performance.md).
   if (direct) {
     schedule_direct(g, pool);
   } else {
-    schedule_through_buffer(g);
+    schedule_through_buffer(g, pool);
   }
   pipeline.add_custom_lowering_pass(new ops::AmxFuseK());
   pipeline.add_custom_lowering_pass(new ops::AmxJam());
-  // The weights of the block this task reaches next. In a slab that is the next block; when
-  // the threads take blocks in turn, `threads` blocks on. Fixed distances measured on the
-  // Xeon with AMX (alternating rounds, blocks in turn): 1 beat 2 on one thread by 4-10%
-  // (M = 128 and 512, K = 4096 and 11008), 2 beat 1 on two threads by 3-18% at three of
-  // those four shapes.
-  const Expr ahead = direct ? Expr(1) : pool;
+  // The weights of the block this task reaches next: in a slab, the next block. (When the
+  // threads took blocks in turn it was `threads` blocks on: on the Xeon with AMX 1 beat 2
+  // on one thread by 4-10%, 2 beat 1 on two threads by 3-18%.)
+  const Expr ahead = 1;
   pipeline.add_custom_lowering_pass(new ops::AmxPrefetchNext(weights, kTilesPerTask, ahead));
   pipeline.add_custom_lowering_pass(new ops::AmxZeroApart());
 }
