@@ -22,8 +22,8 @@ namespace npukit::ops {
 
 class AmxPrefetchNext : public Halide::Internal::IRMutator {
  public:
-  // `blocks_ahead` may be a run-time value (the kernel's `threads` input): an expression
-  // the loop nest's scope defines.
+  // `blocks_ahead` may be a run-time value: an expression the loop nest's scope defines.
+  // (Both AMX kernels pass 1, the next block of a thread's slab.)
   AmxPrefetchNext(std::string weights, int tiles_per_block, Halide::Expr blocks_ahead)
       : weights_(std::move(weights)), tiles_per_block_(tiles_per_block), blocks_ahead_(std::move(blocks_ahead)) {}
   using IRMutator::visit;

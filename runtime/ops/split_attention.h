@@ -19,8 +19,9 @@ namespace npukit {
 // (docs/performance.md, 2026-12-06 session 32); below position 1024 the prefetch still
 // helped two threads (S = 512: 131–140 against 145–146 µs) but, once the version without it
 // read its scores in runs (ops/attention.h, kScoreStreams), cost one thread 8–10% (186
-// against 202 µs; session 36). Only that class was measured, so only it leaves them out; every other CPU keeps them
-// (on that class a forced avx2 tier leaves out its L1 prefetch of k too).
+// against 202 µs; session 36). Only that class was measured, so only it leaves them out;
+// every other CPU keeps them (on that class a forced avx2 tier leaves out its L1 prefetch
+// of k too).
 inline bool decode_attention_prefetches(const CpuFeatures& f, int32_t position, int threads) {
   constexpr int32_t kXeonAmxPrefetchBelow = 1024;
   const bool xeon_amx = f.intel && f.amx_tile;

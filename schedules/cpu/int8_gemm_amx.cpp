@@ -119,7 +119,7 @@ void schedule_direct(ops::Int8GemmAccAmx& g, const Expr& slabs) {
 void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Pipeline pipeline, const std::string& weights,
                                 const Expr& threads, bool direct) {
   // `threads` is the caller's: a value out of [1, 256] is clamped, and a wrong one costs
-  // only balance (direct) or useless prefetches (x86's never fault).
+  // only balance.
   const Expr pool = clamp(threads, 1, 256);
   // Both kernels give each thread one slab of channel blocks instead of dealing the blocks
   // out in turn: on two threads of the Xeon with AMX the direct kernel 1.1-1.8x faster at
