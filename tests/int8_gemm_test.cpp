@@ -227,6 +227,32 @@ int32_t definition(const std::vector<int8_t>& a, const std::vector<int8_t>& w, i
   return sum;
 }
 
+// An AMX prefill kernel (forced tier) for 1, 2, 3, 5 and 8 threads (its `threads` input:
+// the slabs of channel blocks, some short or empty) against the definition: 48 rows (whole
+// tiles, as the runtime pads them), K = 128, n channels, zero point zp, acc filled with
+// `fill` first.
+template <class Kernel>
+void expect_exact_for_thread_counts(const Kernel& kernel, int64_t n, int32_t zp, int32_t fill, std::mt19937& rng) {
+  const int64_t m = 48, k = 128;
+  const std::vector<int8_t> w = random_int8(n * k, rng);
+  std::vector<int8_t> a = random_int8(m * k, rng);
+  const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
+  const Int8WeightViews wv = int8_weight_views(p);
+  Call where;
+  where.target = "cpu";
+  where.tier = "avx512_amx";
+  for (int32_t threads : {1, 2, 3, 5, 8}) {
+    std::vector<int32_t> acc(m * n, fill);
+    const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
+    call_kernel(kernel, where, In{av}, In{wv.packed}, In{wv.sums}, zp, threads, Out{yv});
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, zp)) << "threads=" << threads << " r=" << r << " c=" << c;
+      }
+    }
+  }
+}
+
 TEST(Int8GemmKernels, DecodeAndPrefillAgreeAcrossTheCrossover) {
   std::mt19937 rng(11);
   const int64_t n = 80, k = 259;
@@ -332,29 +358,12 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
       }
     }
   }
+  // Each thread takes a slab of channel blocks: 5 blocks in slabs for 1, 2, 3 (a short last
+  // slab), 5 and 8 threads (empty slabs).
+  expect_exact_for_thread_counts(kernels::int8_gemm_acc_prefill_direct, 160, 0, kPad, rng);
   Call where;
   where.target = "cpu";
   where.tier = "avx512_amx";
-  // Each thread takes a slab of channel blocks (the kernel's `threads` input): 5 blocks in
-  // slabs for 1, 2, 3 (a short last slab), 5 and 8 threads (empty slabs).
-  {
-    const int64_t m = 48, n = 160, k = 128;
-    const std::vector<int8_t> w = random_int8(n * k, rng);
-    std::vector<int8_t> a = random_int8(m * k, rng);
-    const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
-    const Int8WeightViews wv = int8_weight_views(p);
-    for (int32_t threads : {1, 2, 3, 5, 8}) {
-      std::vector<int32_t> acc(m * n, kPad);
-      const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
-      call_kernel(kernels::int8_gemm_acc_prefill_direct, where, In{av}, In{wv.packed}, In{wv.sums}, int32_t{0},
-                  threads, Out{yv});
-      for (int64_t r = 0; r < m; ++r) {
-        for (int64_t c = 0; c < n; ++c) {
-          ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 0)) << "threads=" << threads << " r=" << r << " c=" << c;
-        }
-      }
-    }
-  }
   const int64_t k = 64;
   std::vector<int8_t> w(64 * k, 1), a(32 * k, 1);
   const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), 64, k);
@@ -381,25 +390,7 @@ TEST(Int8GemmKernels, AmxDirectKernelStoresTilesIntoAcc) {
 TEST(Int8GemmKernels, AmxBufferKernelSlabsForAnyThreadCount) {
   if (!cpu_runs_tier("avx512_amx")) GTEST_SKIP() << "not runnable on this CPU (no AMX): 5 thread counts";
   std::mt19937 rng(19);
-  const int64_t m = 48, n = 80, k = 128;
-  const std::vector<int8_t> w = random_int8(n * k, rng);
-  std::vector<int8_t> a = random_int8(m * k, rng);
-  const layouts::PackedInt8Weights p = layouts::pack_int8_weights(w.data(), n, k);
-  const Int8WeightViews wv = int8_weight_views(p);
-  Call where;
-  where.target = "cpu";
-  where.tier = "avx512_amx";
-  for (int32_t threads : {1, 2, 3, 5, 8}) {
-    std::vector<int32_t> acc(m * n);
-    const TensorView av{a.data(), DType::int8, {m, k}, {}}, yv{acc.data(), DType::int32, {m, n}, {}};
-    call_kernel(kernels::int8_gemm_acc_prefill, where, In{av}, In{wv.packed}, In{wv.sums}, int32_t{5}, threads,
-                Out{yv});
-    for (int64_t r = 0; r < m; ++r) {
-      for (int64_t c = 0; c < n; ++c) {
-        ASSERT_EQ(acc[r * n + c], definition(a, w, r, c, k, 5)) << "threads=" << threads << " r=" << r << " c=" << c;
-      }
-    }
-  }
+  expect_exact_for_thread_counts(kernels::int8_gemm_acc_prefill, 80, 5, 0, rng);
 }
 
 // On a GPU target a prepared op's packed weights are uploaded at its first run and read

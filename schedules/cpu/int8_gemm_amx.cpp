@@ -41,20 +41,23 @@ void schedule_dot(ops::Int8GemmAccAmx& g, Func out, const Var& tn) {
       .unroll(kgi);
 }
 
+// Splits acc's loop over channel blocks `no` into `slabs` parallel tasks (`ns`), each a
+// contiguous run of blocks (`nw`), so that the next block a thread reaches is the next in
+// memory (whose weights AmxPrefetchNext fetches); a short or empty last slab is guarded.
+void parallel_slabs(Func acc, const Var& no, const Var& ns, const Var& nw, const Expr& slabs) {
+  const Expr blocks = (acc.output_buffer().dim(0).extent() + kAmxTaskChannels - 1) / kAmxTaskChannels;
+  acc.split(no, ns, nw, max((blocks + slabs - 1) / slabs, 1), TailStrategy::GuardWithIf).parallel(ns);
+}
+
 // The zero-point pass's schedule: acc, per block of two channel tiles, subtracts the zero
-// point's share from the block's tiles stored in a buffer. Each of the `slabs` tasks runs
-// a contiguous run of channel blocks, as in the direct schedule.
+// point's share from the block's tiles stored in a buffer. Channel blocks in `slabs`.
 void schedule_through_buffer(ops::Int8GemmAccAmx& g, const Expr& slabs) {
   const Var n = g.n, m = g.m;
   Var no{"no"}, ni{"ni"}, ns{"ns"}, nw{"nw"};
-  const Expr blocks = (g.acc.output_buffer().dim(0).extent() + kAmxTaskChannels - 1) / kAmxTaskChannels;
   // acc: blocks of two 16-channel tiles (their weights, 2·K·16 bytes, stay in L2 for every
   // row tile); it subtracts the zero point's share from the stored tiles.
-  g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::GuardWithIf)
-      .reorder(ni, m, no)
-      .vectorize(ni, kLanes)
-      .split(no, ns, nw, max((blocks + slabs - 1) / slabs, 1), TailStrategy::GuardWithIf)
-      .parallel(ns);
+  g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::GuardWithIf).reorder(ni, m, no).vectorize(ni, kLanes);
+  parallel_slabs(g.acc, no, ns, nw, slabs);
   // Rows in blocks of kAmxRowBlock, each block over every channel block before the next: a
   // block's activations (row_block · K bytes) then stay in L2 across the channel blocks,
   // where a task over all of a tall `a` would stream it from L3 once per 32 channels.
@@ -88,20 +91,18 @@ void schedule_through_buffer(ops::Int8GemmAccAmx& g, const Expr& slabs) {
 // The direct schedule (acc is dot): the same channel blocks, row blocks and tile pairs,
 // with each tile stored straight into acc, whose channels are whole blocks (the generator
 // constrains them) and whose rows are at least one tile. A last row tile, tile pair or row
-// block shifted inwards stores the same values twice. Each of the `slabs` tasks runs a
-// contiguous run of channel blocks (the next block it reaches is the next in memory).
+// block shifted inwards stores the same values twice. Channel blocks in `slabs` (as the
+// buffer schedule).
 void schedule_direct(ops::Int8GemmAccAmx& g, const Expr& slabs) {
   const Var n = g.n, m = g.m;
   Var no{"no"}, ni{"ni"}, tn{"tn"}, tm{"tm"}, tni{"tni"}, tmi{"tmi"}, ns{"ns"}, nw{"nw"};
-  const Expr blocks = g.acc.output_buffer().dim(0).extent() / kAmxTaskChannels;
   g.acc.split(n, no, ni, kAmxTaskChannels, TailStrategy::RoundUp)
       .split(ni, tn, tni, kLanes)
       .split(m, tm, tmi, kRows, TailStrategy::ShiftInwards)
       .reorder(tni, tmi, tn, tm, no)
       .vectorize(tni)
-      .vectorize(tmi)
-      .split(no, ns, nw, max((blocks + slabs - 1) / slabs, 1), TailStrategy::GuardWithIf)
-      .parallel(ns);
+      .vectorize(tmi);
+  parallel_slabs(g.acc, no, ns, nw, slabs);
   const Expr m_total = g.acc.output_buffer().dim(1).extent();
   Var tmb{"tmb"}, tmr{"tmr"}, tmo{"tmo"}, tmp{"tmp"};
   g.acc.specialize(m_total > kAmxRowBlock)

@@ -16,8 +16,8 @@ namespace npukit::schedules::cpu {
 // Needs `pipeline` to run the AMX lowering passes and a target with
 // avx512_sapphirerapids.
 // `weights`: the name of the packed weight buffer (its next blocks are prefetched);
-// `threads`: the threads the call's tasks run on (the kernel's input): the direct kernel's
-// slabs of channel blocks, the buffer kernel's prefetch distance.
+// `threads`: the threads the call's tasks run on (the kernel's input): each takes one slab
+// of contiguous channel blocks.
 void schedule_int8_gemm_acc_amx(ops::Int8GemmAccAmx& g, Halide::Pipeline pipeline, const std::string& weights,
                                 const Halide::Expr& threads, bool direct);
 
