@@ -450,6 +450,11 @@ constexpr int kShortCachePositions = 32;
 // 0.88–0.90, 3 0.87, 4 0.82–0.86, 6 0.80, 8 0.79 (alternating rounds); two threads the
 // same with 2 and 4 runs (0.84–0.90). v's blocks in 4 runs measured slower (0.83 -> 0.79).
 constexpr int kScoreStreams = 2;
+// Below kShortRunsBelow positions (a task's k under 256 KB at Dh = 128), three runs: one
+// thread, cold S = 512, alternating rounds: 2 runs 187–189 us, 3 runs 179–184 (0.77 ->
+// 0.80 of read), 4 runs 190 (session 37).
+constexpr int kShortCacheScoreStreams = 3;
+constexpr int kShortRunsBelow = 1024;
 
 // The d columns one sweep of a block of v rows accumulates: 4 vectors × 4 heads = 16
 // accumulators with AVX-512's 32 registers, 2 × 4 = 8 with AVX2's 16.
@@ -534,9 +539,10 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   a.dot.compute_at(a.partial, task).align_bounds(a.s, score_positions).reorder_storage(a.ri, a.s, a.ro, a.g);
   a.dot.vectorize(a.ri);
   Func lanes = a.dot.update().split(a.rd.x, rdo, rdi, vec).rfactor(rdi, u);
-  // Three versions: prefetching (below), kScoreStreams runs in turn (no prefetch, a cache
-  // past the short one) and plain (a short cache). Each names its innermost loop over
-  // blocks `so`, where lanes is computed.
+  // Four versions: prefetching (below), in runs taken in turn (no prefetch, a cache past
+  // the short one: kShortCacheScoreStreams runs below kShortRunsBelow, else kScoreStreams)
+  // and plain (a short cache). Each names its innermost loop over blocks `so`, where lanes
+  // is computed.
   Stage scores = a.dot.update();
   scores.atomic();
   const int k_blocks_ahead = 8, v_blocks_ahead = 2;
@@ -550,11 +556,16 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   // in it; a later, shorter last split just fills fewer runs). The guard drops the blocks
   // past the box.
   Var blocks("blocks"), in_run("in_run");
-  Expr run_blocks = (min(split, position + 1) + score_positions * kScoreStreams - 1) / (score_positions * kScoreStreams);
-  scores_in_runs.split(a.s, blocks, si, score_positions, TailStrategy::RoundUp)
-      .split(blocks, so, in_run, run_blocks, TailStrategy::GuardWithIf)
-      .reorder(rdi, a.ri, si, so, in_run, a.ro);
-  for (Stage version : {scores_prefetched, scores_in_runs, scores}) {
+  auto take_in_runs = [&](Stage version, int streams) {
+    Expr run_blocks = (min(split, position + 1) + score_positions * streams - 1) / (score_positions * streams);
+    version.split(a.s, blocks, si, score_positions, TailStrategy::RoundUp)
+        .split(blocks, so, in_run, run_blocks, TailStrategy::GuardWithIf)
+        .reorder(rdi, a.ri, si, so, in_run, a.ro);
+  };
+  Stage scores_in_short_runs = scores_in_runs.specialize(position < kShortRunsBelow);
+  take_in_runs(scores_in_short_runs, kShortCacheScoreStreams);
+  take_in_runs(scores_in_runs, kScoreStreams);
+  for (Stage version : {scores_prefetched, scores_in_short_runs, scores_in_runs, scores}) {
     version.vectorize(rdi).vectorize(a.ri).vectorize(si);
   }
   // k rows prefetched 8 blocks (32 rows, 8 KB of fp16 at Dh = 128) ahead, v rows 2 blocks

@@ -47,7 +47,7 @@ TEST(AttentionDecode, PrefetchVersionsGiveTheSameBits) {
       vv{v.data(), DType::float32, {Hkv, S, Dh}, {}}, no_mask{&zero, DType::float32, {1, 1}, {}};
   Call call;
   call.target = "cpu";
-  for (int32_t position : {40, 100, 1200, 2400}) {
+  for (int32_t position : {40, 100, 1023, 1200, 2400}) {
     std::vector<float> with(Hq * Dh, -1.0f), without(Hq * Dh, -2.0f);
     const TensorView ow{with.data(), DType::float32, {1, Hq, Dh}, {}};
     const TensorView oo{without.data(), DType::float32, {1, Hq, Dh}, {}};
