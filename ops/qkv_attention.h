@@ -218,6 +218,9 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
   Input<int32_t> pos{"pos"};
   Input<double> theta{"theta"};
   Input<bool> interleaved{"interleaved"};  // RoPE pairs (2i, 2i+1); else (i, i + Dh/2)
+  // Whether a CPU reads one token's weight rows in several streams at once (the runtime
+  // decides per CPU: runtime/ops/weight_streams.h; schedules/cpu/qkv_attention.cpp).
+  Input<bool> row_streams{"row_streams"};
   Output<Halide::Buffer<float, 3>> q{"q"};      // (Dh, Hq, T), rotated
   // (Dh, T, Hkv): views of the caches at positions pos ... pos+T−1 (strided: S_max·Dh
   // between kv heads), so the new rows are stored in place.
@@ -235,7 +238,7 @@ class QkvRopeGenerator : public Halide::Generator<QkvRopeGenerator> {
     if (target.has_gpu_feature()) {
       schedules::gpu::schedule_qkv_rope(a, qo, ko, vo, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.type(), target);
+      schedules::cpu::schedule_qkv_rope(a, qo, ko, vo, w.type(), target, row_streams);
     }
   }
 };
@@ -280,6 +283,7 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
  public:
   Input<Halide::Buffer<void, 2>> x{"x"};   // (K, T)
   Input<Halide::Buffer<void, 2>> w{"w"};   // (K, N)
+  Input<bool> row_streams{"row_streams"};  // as QkvRopeGenerator's
   Output<Halide::Buffer<void, 2>> y{"y"};  // (N, T)
 
   void generate() {
@@ -296,7 +300,7 @@ class LinearGenerator : public Halide::Generator<LinearGenerator> {
     if (target.has_gpu_feature()) {
       schedules::gpu::schedule_linear(lin.tokens, out, w.dim(1).extent(), target);
     } else {
-      schedules::cpu::schedule_linear(lin, out, w.type(), target);
+      schedules::cpu::schedule_linear(lin, out, w.type(), target, row_streams);
     }
   }
 };

@@ -23,6 +23,12 @@ struct CpuFeatures {
 // Detected once per process.
 const CpuFeatures& cpu_features();
 
+// An Intel CPU with AMX (Sapphire Rapids class, the Xeon of docs/performance.md): the one
+// CPU whose decode kernels measured faster on the hardware prefetchers alone and with
+// several streams at once; each such choice (runtime/ops/split_attention.h,
+// runtime/ops/weight_streams.h) is made for it alone, as no other CPU was measured.
+inline bool intel_amx_class(const CpuFeatures& f) { return f.intel && f.amx_tile; }
+
 // Whether Linux lets this process use the AMX tile data (XFEATURE_XTILEDATA): asked once per
 // process, on the first call, with arch_prctl(ARCH_REQ_XCOMP_PERM); false without os_amx.
 // The dispatcher asks before it picks an AMX kernel, so before the first tile instruction.

@@ -72,7 +72,7 @@ TEST(GpuQkvAttention, LinearMatchesDoubleSumsOnOpenCL) {
     Buffer<float> x = random_buffer({s.K, s.T}, 1), w = random_buffer({s.K, s.N}, 2);
     if (s.T > 1) x(3, 1) = kNaN;
     Buffer<float> y(s.N, s.T);
-    gpu_test::realize_on(gpu_test::generator_pipeline("npukit_linear", t, kLinearF32, x, w), y, t);
+    gpu_test::realize_on(gpu_test::generator_pipeline("npukit_linear", t, kLinearF32, x, w, as_bool(false)), y, t);
     expect_close(doubles(y), project(x, w), "K=" + std::to_string(s.K) + " N=" + std::to_string(s.N) + " T=" + std::to_string(s.T));
   }
 }
@@ -120,7 +120,7 @@ TEST(GpuQkvAttention, QkvRopeMatchesGoldenOnOpenCL) {
       Buffer<float> x = random_buffer({D, s.T}, 3), w = random_buffer({D, R}, 4);
       Buffer<float> q(s.Dh, s.Hq, s.T), k(s.Dh, s.T, s.Hkv), v(s.Dh, s.T, s.Hkv);
       gpu_test::realize_all_on(gpu_test::generator_pipeline("npukit_qkv_rope", t, kQkvF32, x, w, s.Hq, s.Dh, s.Hkv, s.pos,
-                                                            10000.0, as_bool(interleaved)),
+                                                            10000.0, as_bool(interleaved), as_bool(false)),
                                {q, k, v}, t);
       expect_qkv_matches(project(x, w), s, interleaved, q, k, v,
                          "T=" + std::to_string(s.T) + (interleaved ? " interleaved" : " half"));

@@ -5,12 +5,16 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "golden/attention.h"
+#include "kernels/linear_f32_wf16_f32.h"
 #include "runtime/bind.h"
 #include "runtime/error.h"
 #include "runtime/gpu_memory.h"
+#include "runtime/kernel_call.h"
+#include "runtime/ops/weight_streams.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
 #include "tests/qkv_layer.h"
@@ -64,6 +68,38 @@ TEST(QkvAttention, ErrorsNamePosTAndSMax) {
   p = l.params(0);
   p["style"] = "neox";
   EXPECT_NE(error_of([&] { bind_call(op(), "cpu", l.views(), p); }).find("style"), std::string::npos);
+}
+
+// The one-token projection with fp16 weights reads a block's rows one after the other or
+// together (`row_streams`, which the runtime sets per CPU): the same sums in the same order,
+// so the same bits on any host, and the version a CPU never picks is still checked. K with
+// a tail past the 32 lanes; N past a 4-row block and a 16-row task.
+TEST(QkvAttention, OneTokenRowStreamsGiveTheSameBits) {
+  const int64_t K = 300, N = 39;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(K);
+  std::vector<uint16_t> w(N * K);
+  for (float& e : x) e = u(rng);
+  for (uint16_t& e : w) e = static_cast<uint16_t>(0x3000 + (rng() % 0x1000)) | (rng() % 2 ? 0x8000 : 0);
+  const TensorView xv{x.data(), DType::float32, {1, K}, {}}, wv{w.data(), DType::float16, {N, K}, {}};
+  Call call;
+  call.target = "cpu";
+  std::vector<float> together(N, -1.0f), in_turn(N, -2.0f);
+  const auto& kernel = kernels::linear_f32_wf16_f32;
+  call_kernel(kernel, call, In{xv}, In{wv}, true, Out{TensorView{together.data(), DType::float32, {1, N}, {}}});
+  call_kernel(kernel, call, In{xv}, In{wv}, false, Out{TensorView{in_turn.data(), DType::float32, {1, N}, {}}});
+  EXPECT_EQ(std::memcmp(together.data(), in_turn.data(), N * sizeof(float)), 0);
+  for (int64_t n = 0; n < N; ++n) EXPECT_TRUE(std::isfinite(together[n]) && together[n] != -1.0f) << "row " << n;
+}
+
+TEST(QkvAttention, OnlyTheMeasuredXeonReadsWeightRowsTogether) {
+  CpuFeatures amd, intel_client, xeon_amx;
+  intel_client.intel = true;
+  xeon_amx.intel = xeon_amx.amx_tile = true;
+  EXPECT_FALSE(one_token_row_streams(amd));
+  EXPECT_FALSE(one_token_row_streams(intel_client));
+  EXPECT_TRUE(one_token_row_streams(xeon_amx));
 }
 
 TEST(QkvAttention, HeadsMustDivide) {

@@ -51,6 +51,7 @@
 #include "runtime/halide_call.h"
 #include "runtime/kernel_call.h"
 #include "runtime/ops/split_attention.h"
+#include "runtime/ops/weight_streams.h"
 #include "runtime/int8_gemm.h"
 #include "runtime/qkv_attention_int8.h"
 #include "runtime/registry.h"
@@ -275,6 +276,7 @@ void qkv_attention_run(const Call& call) {
   const TensorView &k_cache = call.tensor("k_cache"), &v_cache = call.tensor("v_cache");
   const bool act_f16 = call.tensor("x").dtype == DType::float16;
   const bool w_f16 = call.tensor("w_qkv").dtype == DType::float16;
+  const bool row_streams = !Gpu && one_token_row_streams(cpu_features());
 
   // 1. q (rotated) into scratch; rotated k and v straight into the caches.
   ScratchFrame frame(call);
@@ -284,14 +286,14 @@ void qkv_attention_run(const Call& call) {
                    NPUKIT_TABLE(Gpu, qkv_rope_f16_wf32), NPUKIT_TABLE(Gpu, qkv_rope_f16_wf16)),
               call, In{call.tensor("x")}, In{call.tensor("w_qkv")}, static_cast<int32_t>(h.hq),
               static_cast<int32_t>(h.dh), static_cast<int32_t>(h.hkv), static_cast<int32_t>(pos),
-              call.params.real("theta"), call.params.choice("style") == "interleaved", Out{q},
+              call.params.real("theta"), call.params.choice("style") == "interleaved", row_streams, Out{q},
               Out{new_rows(k_cache, pos, T)}, Out{new_rows(v_cache, pos, T)});
   // 2. The attention core over the updated caches, query t at position pos + t.
   attend<Gpu>(call, q, o);
   // 3. y = o · w_oᵀ, o read head-major as [T, Hq·Dh].
   call_kernel(pick(act_f16, w_f16, NPUKIT_TABLE(Gpu, linear_f32_wf32_f32), NPUKIT_TABLE(Gpu, linear_f32_wf16_f32),
                    NPUKIT_TABLE(Gpu, linear_f32_wf32_f16), NPUKIT_TABLE(Gpu, linear_f32_wf16_f16)),
-              call, In{as_shape(o, {T, h.hq * h.dh})}, In{call.tensor("w_o")}, Out{call.tensor("y")});
+              call, In{as_shape(o, {T, h.hq * h.dh})}, In{call.tensor("w_o")}, row_streams, Out{call.tensor("y")});
 }
 
 // rows[T, K] (x, or the fp32 o) quantized per token into q[T, K] and scale[T].

@@ -24,8 +24,7 @@ namespace npukit {
 // of k too).
 inline bool decode_attention_prefetches(const CpuFeatures& f, int32_t position, int threads) {
   constexpr int32_t kXeonAmxPrefetchBelow = 1024;
-  const bool xeon_amx = f.intel && f.amx_tile;
-  return !xeon_amx || (threads > 1 && position < kXeonAmxPrefetchBelow);
+  return !intel_amx_class(f) || (threads > 1 && position < kXeonAmxPrefetchBelow);
 }
 
 // For each token t of q ([T, Hq, Dh]): `masked` with mask row t where the call has a

@@ -19,6 +19,15 @@ constexpr int kRows = 8;
 // noise), as do fp16 weights without F16C (their widening bounds them). 16 rows per
 // parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
+// One token's rows are computed kOneTokenBlockRows at a time, their partial sums in
+// registers, in one of two orders of the same arithmetic (so the same bits): one row after
+// the other (one contiguous stream, above), or the rows together, each K vector of the
+// block's rows in turn (`row_streams`: kOneTokenBlockRows weight streams in separate pages,
+// which the Intel Xeon with AMX's L2 streamer follows at once). qkv_attention decode, fp16
+// weights, S = 512, that Xeon, alternating rounds, of read bandwidth: one stream 0.77 (one
+// thread) and 0.73 (two); 2 rows 0.85 / 0.91, 4 rows 0.89–0.90 / 0.92–0.96, 8 rows 0.88 /
+// 0.92 (session 37). The runtime picks the order per CPU (runtime/ops/weight_streams.h).
+constexpr int kOneTokenBlockRows = 4;
 
 // T > 1: blocks of rows × tokens, one vector of partial sums each, so that each weight
 // vector (widened once, for fp16) serves `tokens` FMAs and each x value `rows`: 24
@@ -46,7 +55,9 @@ bool one_token_by_row(const Target& target, const Type& weights) {
 // stack buffer, each FMA loaded and stored its accumulator (the heavier loop kept fewer
 // weight loads in flight: 0.68 of read bandwidth against 0.74, M = 1, K = N = 4096, fp16
 // weights, one thread on Zen 4).
-void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens) {
+// `row_streams` (one token only): whether the block's rows are read together (see
+// kOneTokenBlockRows) where it holds; else each row's reduction runs after the last's.
+void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens, Expr row_streams = Expr()) {
   lin.out.compute_at(at).bound_extent(lin.n, rows).bound_extent(lin.t, tokens).unroll(lin.n).unroll(lin.t);
   lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n).unroll(lin.t);
   lin.out.update(1).unroll(lin.n).unroll(lin.t);
@@ -57,7 +68,13 @@ void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens)
       .unroll(lin.n)
       .unroll(lin.t)
       .vectorize(lin.l);
-  lin.part.update().reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
+  Stage sums = lin.part.update();
+  if (row_streams.defined()) {
+    sums.specialize(row_streams).reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
+    sums.reorder(lin.l, lin.rk, lin.n, lin.t).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
+  } else {
+    sums.reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
+  }
 }
 }  // namespace
 
@@ -71,7 +88,8 @@ int linear_one_token_lanes(const Target& target, const Type& weights) {
 
 Expr linear_clamp(Expr i, Expr n) { return min(i, n - 1); }
 
-void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weights, const Target& target) {
+void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weights, const Target& target,
+                     Expr row_streams) {
   Var n = wrapper.args()[0], t = wrapper.args()[1], no("no"), ni("ni"), nb("nb"), nq("nq"), nr("nr"), tt("tt"),
       ti("ti");
   // Both versions have the loops no (parallel tasks) > nb (blocks) and tt (token blocks),
@@ -85,7 +103,7 @@ void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weight
   // change between runs on 2 threads (avx2, 20 rows). Each row has one owner now.
   const TailStrategy guard = TailStrategy::GuardWithIf;
   const bool by_row = one_token_by_row(target, weights);
-  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? 1 : kRows;
+  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? kOneTokenBlockRows : kRows;
   const PrefillBlock prefill = prefill_block(target);
   // T = 1: tasks of `task` rows, blocks of `rows`; one_token at ti spans the block. Where
   // the block has more rows than a prefill block, tt sits inside a further split of it
@@ -106,12 +124,13 @@ void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weight
       .reorder(nr, ti, tt, nb, no)
       .parallel(no);
   schedule_block(lin.tokens, LoopLevel(wrapper, tt), prefill.rows, prefill.tokens);
-  schedule_block(lin.one_token, LoopLevel(wrapper, by_row ? nr : ti), rows, 1);
+  schedule_block(lin.one_token, LoopLevel(wrapper, ti), rows, 1, by_row ? row_streams : Expr());
 }
 
-void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Type& weights, const Target& target) {
+void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Type& weights, const Target& target,
+                       Expr row_streams) {
   a.rows.compute_root();
-  schedule_linear(a.proj, a.rows, weights, target);
+  schedule_linear(a.proj, a.rows, weights, target, row_streams);
   schedule_rope_outputs(a, q, k_new, v_new, target);
 }
 

@@ -16,8 +16,9 @@ int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& wei
 
 // The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
 // output, or a root copy), its partial sums in registers. One token (decode) runs
-// lin.one_token: for fp16 weights widened by F16C one row at a time, 16 rows per parallel
-// task, so that each weight is read exactly once, in one contiguous stream per task; else
+// lin.one_token: for fp16 weights widened by F16C in blocks of 4 rows, 16 rows per parallel
+// task, so that each weight is read exactly once, the block's rows one after the other (one
+// contiguous stream per task) or, where `row_streams` holds, together (4 streams); else
 // blocks of 8 rows, one task each, the rows unrolled. T > 1 runs lin.tokens in blocks of 4
 // rows × 6 tokens (AVX-512; 2 rows × 6 tokens on AVX2 and SSE), one task per 8 rows: the
 // task's weights (8 · K elements) stay in L1/L2 while every token passes over them, each
@@ -26,7 +27,7 @@ int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& wei
 // (the last block, fewer rows than a block and an odd T too): w and x must be read at
 // linear_clamp, and the wrapper stores only the rows and tokens that exist.
 void schedule_linear(ops::LinearForTokens& lin, Halide::Func wrapper, const Halide::Type& weights,
-                     const Halide::Target& target);
+                     const Halide::Target& target, Halide::Expr row_streams);
 
 // The weight row (or token of x) that index `i` of a schedule_linear block reads: i, or the
 // last of `n` for the rows (tokens) past it that a partial block computes and never stores.
@@ -35,7 +36,7 @@ Halide::Expr linear_clamp(Halide::Expr i, Halide::Expr n);
 // The QKV projection (schedule_linear on the whole w_qkv), then the (cos, sin) table and the
 // rotations, small next to the weights; the three outputs vectorized along head_dim.
 void schedule_qkv_rope(ops::QkvRope& a, Halide::Func q, Halide::Func k_new, Halide::Func v_new,
-                       const Halide::Type& weights, const Halide::Target& target);
+                       const Halide::Type& weights, const Halide::Target& target, Halide::Expr row_streams);
 
 // The int8 path's QKV step: the dequantized rows (ops::define_qkv_rope_of_rows) computed
 // once, vectorized, then the same rotations and stores.
