@@ -10,7 +10,7 @@ namespace {
 // 4096 on Zen 4, one thread, with the accumulators in registers: 16 rows 0.61-0.70 of read
 // bandwidth, 4 rows 0.52, 8 rows 0.74-0.77).
 constexpr int kRows = 8;
-// One token with fp16 weights widened by F16C: one row at a time, so that a task's weights
+// One token with fp16 weights widened by F16C: row after row, so that a task's weights
 // are one contiguous stream instead of 8 rows' streams restarting every row. qkv_attention
 // decode, fp16 weights, Zen 4, one thread, of read bandwidth: avx512 0.82-0.83 -> 0.96-1.03
 // with 32 partial sums per row (two zmm chains; 48 the same, 64 0.90-0.98, one chain 0.88),
@@ -21,12 +21,14 @@ constexpr int kRows = 8;
 constexpr int kOneTokenTaskRows = 16;
 // One token's rows are computed kOneTokenBlockRows at a time, their partial sums in
 // registers, in one of two orders of the same arithmetic (so the same bits): one row after
-// the other (one contiguous stream, above), or the rows together, each K vector of the
-// block's rows in turn (`row_streams`: kOneTokenBlockRows weight streams in separate pages,
-// which the Intel Xeon with AMX's L2 streamer follows at once). qkv_attention decode, fp16
-// weights, S = 512, that Xeon, alternating rounds, of read bandwidth: one stream 0.77 (one
-// thread) and 0.73 (two); 2 rows 0.85 / 0.91, 4 rows 0.89–0.90 / 0.92–0.96, 8 rows 0.88 /
-// 0.92 (session 37). The runtime picks the order per CPU (runtime/ops/weight_streams.h).
+// the other (one contiguous stream, above: Zen 4's measurements were of one row per block),
+// or the rows together, each K vector of the block's rows in turn (`row_streams`:
+// kOneTokenBlockRows weight streams in separate pages, which the Intel Xeon with AMX's L2
+// streamer follows at once). qkv_attention decode, fp16 weights, S = 512, that Xeon,
+// alternating rounds, of read bandwidth, one / two threads: one row per block 0.77 / 0.73;
+// rows together, 2 rows 0.85 / 0.91, 4 rows 0.89–0.91 / 0.92–0.96, 8 rows 0.88 / 0.92; 4
+// rows one after the other 0.86 on one thread (session 37). The runtime picks the order
+// per CPU (runtime/ops/weight_streams.h).
 constexpr int kOneTokenBlockRows = 4;
 
 // T > 1: blocks of rows × tokens, one vector of partial sums each, so that each weight
