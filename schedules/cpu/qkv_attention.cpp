@@ -19,17 +19,18 @@ constexpr int kRows = 8;
 // noise), as do fp16 weights without F16C (their widening bounds them). 16 rows per
 // parallel task: tasks of one row lost half the speed on two threads.
 constexpr int kOneTokenTaskRows = 16;
-// One token's rows are computed kOneTokenBlockRows at a time, their partial sums in
+// One token's rows are computed in blocks (one_token_block_rows), their partial sums in
 // registers, in one of two orders of the same arithmetic (so the same bits): one row after
 // the other (one contiguous stream, above: Zen 4's measurements were of one row per block),
-// or the rows together, each K vector of the block's rows in turn (`row_streams`:
-// kOneTokenBlockRows weight streams in separate pages, which the Intel Xeon with AMX's L2
-// streamer follows at once). qkv_attention decode, fp16 weights, S = 512, that Xeon,
+// or the rows together, each K vector of the block's rows in turn (`row_streams`: one
+// weight stream per row, in separate pages, which the Intel Xeon with AMX's L2 streamer
+// follows at once). qkv_attention decode, fp16 weights, S = 512, that Xeon,
 // alternating rounds, of read bandwidth, one / two threads: one row per block 0.77 / 0.73;
 // rows together, 2 rows 0.85 / 0.91, 4 rows 0.89–0.91 / 0.92–0.96, 8 rows 0.88 / 0.92; 4
 // rows one after the other 0.86 on one thread (session 37). The runtime picks the order
-// per CPU (runtime/ops/weight_streams.h).
-constexpr int kOneTokenBlockRows = 4;
+// per CPU (runtime/ops/weight_streams.h). AVX-512: 4 rows, 8 of the 32 zmm in sums; AVX2
+// keeps one row, whose 64 sums already take 8 of its 16 ymm.
+int one_token_block_rows(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 4 : 1; }
 
 // T > 1: blocks of rows × tokens, one vector of partial sums each, so that each weight
 // vector (widened once, for fp16) serves `tokens` FMAs and each x value `rows`: 24
@@ -58,7 +59,7 @@ bool one_token_by_row(const Target& target, const Type& weights) {
 // weight loads in flight: 0.68 of read bandwidth against 0.74, M = 1, K = N = 4096, fp16
 // weights, one thread on Zen 4).
 // `row_streams` (one token only): whether the block's rows are read together (see
-// kOneTokenBlockRows) where it holds; else each row's reduction runs after the last's.
+// one_token_block_rows) where it holds; else each row's reduction runs after the last's.
 void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens, Expr row_streams = Expr()) {
   lin.out.compute_at(at).bound_extent(lin.n, rows).bound_extent(lin.t, tokens).unroll(lin.n).unroll(lin.t);
   lin.out.update(0).atomic().vectorize(lin.rl).unroll(lin.n).unroll(lin.t);
@@ -105,7 +106,7 @@ void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weight
   // change between runs on 2 threads (avx2, 20 rows). Each row has one owner now.
   const TailStrategy guard = TailStrategy::GuardWithIf;
   const bool by_row = one_token_by_row(target, weights);
-  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? kOneTokenBlockRows : kRows;
+  const int task = by_row ? kOneTokenTaskRows : kRows, rows = by_row ? one_token_block_rows(target) : kRows;
   const PrefillBlock prefill = prefill_block(target);
   // T = 1: tasks of `task` rows, blocks of `rows`; one_token at ti spans the block. Where
   // the block has more rows than a prefill block, tt sits inside a further split of it

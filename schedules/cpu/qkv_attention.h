@@ -16,9 +16,10 @@ int linear_one_token_lanes(const Halide::Target& target, const Halide::Type& wei
 
 // The linear layer computed inside `wrapper(n, t)`, a pure Func of lin.out (the kernel's
 // output, or a root copy), its partial sums in registers. One token (decode) runs
-// lin.one_token: for fp16 weights widened by F16C in blocks of 4 rows, 16 rows per parallel
-// task, so that each weight is read exactly once, the block's rows one after the other (one
-// contiguous stream per task) or, where `row_streams` holds, together (4 streams); else
+// lin.one_token: for fp16 weights widened by F16C in blocks of 4 rows (AVX-512; one row on
+// AVX2), 16 rows per parallel task, so that each weight is read exactly once, the block's
+// rows one after the other (one contiguous stream per task) or, where `row_streams` holds,
+// together (4 streams); else
 // blocks of 8 rows, one task each, the rows unrolled. T > 1 runs lin.tokens in blocks of 4
 // rows × 6 tokens (AVX-512; 2 rows × 6 tokens on AVX2 and SSE), one task per 8 rows: the
 // task's weights (8 · K elements) stay in L1/L2 while every token passes over them, each
