@@ -127,7 +127,8 @@ void schedule_linear(ops::LinearForTokens& lin, Func wrapper, const Type& weight
       .reorder(nr, ti, tt, nb, no)
       .parallel(no);
   schedule_block(lin.tokens, LoopLevel(wrapper, tt), prefill.rows, prefill.tokens);
-  schedule_block(lin.one_token, LoopLevel(wrapper, ti), rows, 1, by_row ? row_streams : Expr());
+  // A block of one row at nr: in the T > 1 version ti spans a prefill block's rows.
+  schedule_block(lin.one_token, LoopLevel(wrapper, rows == 1 ? nr : ti), rows, 1, by_row ? row_streams : Expr());
 }
 
 void schedule_qkv_rope(ops::QkvRope& a, Func q, Func k_new, Func v_new, const Type& weights, const Target& target,
