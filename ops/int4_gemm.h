@@ -89,7 +89,8 @@ Int4Gemm define_int4_gemm(Halide::Func a, Halide::Type a_type, Halide::Func w, H
 namespace npukit::schedules::cpu {
 // Rows per block of the prefill version on `target` (1: none).
 int int4_block_rows(const Halide::Target& target);
-void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
+// `w`: the packed weights, which the float kernels' decode version prefetches.
+void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target, const Halide::ImageParam& w);
 }  // namespace npukit::schedules::cpu
 namespace npukit::schedules::gpu {
 void schedule_int4_gemm(ops::Int4Gemm& op, const Halide::Target& target);
@@ -232,6 +233,7 @@ Int4Gemm define_int4_gemm(Func a, Type a_type, Func w, Func w_words, Func scales
 #include "Halide.h"
 #include "ops/float_convert.h"
 #include "ops/generator_buffers.h"
+#include "ops/prefetch.h"
 #include "schedules/gpu/gpu_target.h"
 
 namespace npukit {
@@ -287,7 +289,9 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     if (schedules::gpu::is_gpu(target)) {
       schedules::gpu::schedule_int4_gemm(op, target);
     } else {
-      schedules::cpu::schedule_int4_gemm(op, target);
+      // The float kernels prefetch their packed words into L2 (4-byte elements).
+      if (words) ops::add_prefetch_bitcode(*get_externs_map(), target, 4, ops::PrefetchLevel::l2);
+      schedules::cpu::schedule_int4_gemm(op, target, Halide::ImageParam(w));
     }
   }
 };
