@@ -131,8 +131,8 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target, const ImagePara
   // Float a, one row at a time (decode): the packed words of the group two on prefetched
   // into L2 as each group starts. Each 64-byte line takes some 30 vector instructions to
   // unpack and multiply, so the loads of one task's stream stalled on DRAM: Intel Xeon with
-  // AMX, M = 1, K = N = 4096, group 128, one thread, of read: 0.41–0.42 -> 0.75–0.80
-  // (1.38–1.42 -> 0.79–0.82 ms; 4 groups on 0.67–0.77; session 37). Not measured on AMD.
+  // AMX, M = 1, K = N = 4096, group 128, of read: one thread 0.41–0.55 -> 0.75–0.82, two
+  // 0.47–0.51 -> 0.69–0.70 (4 groups on 0.67–0.77; session 37). Not measured on AMD.
   if (op.words) {
     op.row.acc.update().prefetch(w, op.groups.x, op.groups.x, 2, PrefetchBoundStrategy::NonFaulting);
   }

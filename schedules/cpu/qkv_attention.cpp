@@ -73,11 +73,9 @@ void schedule_block(ops::Linear& lin, const LoopLevel& at, int rows, int tokens,
       .vectorize(lin.l);
   Stage sums = lin.part.update();
   if (row_streams.defined()) {
-    sums.specialize(row_streams).reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
-    sums.reorder(lin.l, lin.rk, lin.n, lin.t).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
-  } else {
-    sums.reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
+    sums.specialize(!row_streams).reorder(lin.l, lin.rk, lin.n, lin.t).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
   }
+  sums.reorder(lin.l, lin.n, lin.t, lin.rk).unroll(lin.n).unroll(lin.t).vectorize(lin.l);
 }
 }  // namespace
 
