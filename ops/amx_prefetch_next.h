@@ -2,7 +2,7 @@
 // channel block `blocks_ahead` tasks on. Without it a task's first row pair read its
 // 128 KiB of weights from DRAM in a burst and the rest of the task left DRAM idle. The
 // block's lines are spread over the task's row pairs and K steps, a few per K step, into
-// L2 (the module links the l2 prefetch bitcode for 1-byte elements: one line per call).
+// L2 (the module links the l2 prefetch bitcode: one line per call).
 // Halide 14 cannot say this as a schedule: a prefetch's loop must belong to the stage, and
 // the channel-block loop is acc's.
 //

@@ -700,8 +700,8 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     ops::add_f16c_bitcode(*get_externs_map(), get_target());
     _halide_user_assert(k.type() == v.type())
         << "npukit_attention_decode: k.type " << k.type() << " and v.type " << v.type()
-        << " must match (one prefetch width per kernel)\n";
-    ops::add_prefetch_bitcode(*get_externs_map(), get_target(), k.type().bytes(),
+        << " must match\n";
+    ops::add_prefetch_bitcode(*get_externs_map(), get_target(),
                               decode_prefetches_v(get_target()) ? ops::PrefetchLevel::l2 : ops::PrefetchLevel::l1);
     const Target target = get_target();
     Var a, b, c;
@@ -738,6 +738,8 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
     schedule_decode(att, out, target, Halide::ImageParam(k), Halide::ImageParam(v), q.dim(0).extent(), position,
                     prefetch, split_positions, masked);
   }
+
+  void schedule() { ops::add_prefetch_line_steps(get_pipeline()); }
 };
 
 }  // namespace

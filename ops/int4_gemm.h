@@ -289,11 +289,13 @@ class Int4GemmGenerator : public Halide::Generator<Int4GemmGenerator> {
     if (schedules::gpu::is_gpu(target)) {
       schedules::gpu::schedule_int4_gemm(op, target);
     } else {
-      // The float kernels prefetch their packed words into L2 (4-byte elements).
-      if (words) ops::add_prefetch_bitcode(*get_externs_map(), target, 4, ops::PrefetchLevel::l2);
+      // The float kernels prefetch their packed words into L2.
+      if (words) ops::add_prefetch_bitcode(*get_externs_map(), target, ops::PrefetchLevel::l2);
       schedules::cpu::schedule_int4_gemm(op, target, Halide::ImageParam(w));
     }
   }
+
+  void schedule() { ops::add_prefetch_line_steps(get_pipeline()); }
 };
 
 }  // namespace

@@ -181,7 +181,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       constexpr int kStep = layouts::PackedInt8Weights::kKAlign;
       a.dim(0).set_extent(a.dim(0).extent() / kStep * kStep);
       // ops::AmxPrefetchNext's prefetches: one line per call, into L2.
-      ops::add_prefetch_bitcode(*get_externs_map(), target, w_packed.type().bytes(), ops::PrefetchLevel::l2);
+      ops::add_prefetch_bitcode(*get_externs_map(), target, ops::PrefetchLevel::l2);
       amx_acc = ops::define_int8_gemm_acc_amx(a, w_packed, w_sums, a.dim(0).extent(), a_zero_point, direct);
       acc = amx_acc.acc;
       ops::set_mins_to_zero(acc);
@@ -210,7 +210,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
       schedules::gpu::schedule_int8_gemm_acc(g, shape, target);
     } else {
       if (schedules::cpu::prefetches_weights(shape)) {
-        ops::add_prefetch_bitcode(*get_externs_map(), target, w_packed.type().bytes(), ops::PrefetchLevel::l2);
+        ops::add_prefetch_bitcode(*get_externs_map(), target, ops::PrefetchLevel::l2);
       }
       schedules::cpu::schedule_int8_gemm_acc(g, shape, target, Halide::ImageParam(w_packed));
     }
@@ -218,6 +218,7 @@ class Int8GemmAccGenerator : public Halide::Generator<Int8GemmAccGenerator> {
 
   void schedule() {
     if (amx) schedules::cpu::schedule_int8_gemm_acc_amx(amx_acc, get_pipeline(), w_packed.name(), threads, direct);
+    ops::add_prefetch_line_steps(get_pipeline());
   }
 
  private:

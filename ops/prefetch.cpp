@@ -1,43 +1,66 @@
 #include "ops/prefetch.h"
 
-#include "halide_prefetch_128_l1_bitcode.h"
-#include "halide_prefetch_128_l2_bitcode.h"
-#include "halide_prefetch_256_l1_bitcode.h"
-#include "halide_prefetch_256_l2_bitcode.h"
-#include "halide_prefetch_64_l1_bitcode.h"
-#include "halide_prefetch_64_l2_bitcode.h"
+#include "halide_prefetch_l1_bitcode.h"
+#include "halide_prefetch_l2_bitcode.h"
 #include "ops/linked_bitcode.h"
 
 namespace npukit::ops {
 
 using namespace Halide;
+using namespace Halide::Internal;
+
+void add_prefetch_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t, PrefetchLevel level) {
+  if (t.arch != Target::X86 || t.bits != 64) return;
+  if (level == PrefetchLevel::l1) {
+    link_bitcode(generator_externs, t, "npukit.halide_prefetch.v2", npukit_prefetch_l1_bitcode,
+                 npukit_prefetch_l1_bitcode_len);
+  } else {
+    link_bitcode(generator_externs, t, "npukit.halide_prefetch.v2", npukit_prefetch_l2_bitcode,
+                 npukit_prefetch_l2_bitcode_len);
+  }
+}
 
 namespace {
 
-struct Module {
-  const unsigned char* code;
-  unsigned int len;
-};
-
-// By level, then by element size (1, 2, 4 bytes: 64, 128, 256 bytes per call).
-const Module kModules[2][3] = {
-    {{npukit_prefetch_64_l1_bitcode, npukit_prefetch_64_l1_bitcode_len},
-     {npukit_prefetch_128_l1_bitcode, npukit_prefetch_128_l1_bitcode_len},
-     {npukit_prefetch_256_l1_bitcode, npukit_prefetch_256_l1_bitcode_len}},
-    {{npukit_prefetch_64_l2_bitcode, npukit_prefetch_64_l2_bitcode_len},
-     {npukit_prefetch_128_l2_bitcode, npukit_prefetch_128_l2_bitcode_len},
-     {npukit_prefetch_256_l2_bitcode, npukit_prefetch_256_l2_bitcode_len}},
-};
+// Halide's name for the loop over a prefetch's 64-byte pieces of `buffer`.
+std::string split_loop_name(const std::string& buffer) { return "prefetch_split_" + buffer + ".0"; }
 
 }  // namespace
 
-void add_prefetch_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t, int element_bytes,
-                          PrefetchLevel level) {
-  if (t.arch != Target::X86 || t.bits != 64) return;
-  const int size = element_bytes == 1 ? 0 : element_bytes == 2 ? 1 : element_bytes == 4 ? 2 : -1;
-  _halide_user_assert(size >= 0) << "add_prefetch_bitcode: element_bytes = " << element_bytes << "; must be 1, 2 or 4\n";
-  const Module& m = kModules[level == PrefetchLevel::l1 ? 0 : 1][size];
-  link_bitcode(generator_externs, t, "npukit.halide_prefetch.v1", m.code, m.len);
+Stmt PrefetchLineSteps::visit(const For* op) {
+  const std::string outer = split_loop_;
+  if (op->name.rfind("prefetch_split_", 0) == 0) split_loop_ = op->name;
+  Stmt s = IRMutator::visit(op);
+  split_loop_ = outer;
+  return s;
 }
+
+Stmt PrefetchLineSteps::visit(const Evaluate* op) {
+  const Call* call = Call::as_intrinsic(op->value, {Call::prefetch});
+  if (!call || call->args.size() != 4) return IRMutator::visit(op);
+  const Variable* buffer = call->args[0].as<Variable>();
+  if (!buffer || split_loop_ != split_loop_name(buffer->name)) return IRMutator::visit(op);
+  const int bytes = call->type.bytes();
+  if (bytes == 1) return op;
+  // The offset as Halide writes it: at0 + i · step, step a constant (64, or the
+  // dimension's stride in bytes where that is wider than a line).
+  const Expr& offset = call->args[1];
+  const Expr at0 = simplify(substitute(split_loop_, 0, offset));
+  const Expr at1 = simplify(substitute(split_loop_, 1, offset));
+  const Expr at2 = simplify(substitute(split_loop_, 2, offset));
+  const int64_t* step = as_const_int(simplify(at1 - at0));
+  const int64_t* step2 = as_const_int(simplify(at2 - at1));
+  if (!step || !step2 || *step != *step2 || *step % bytes != 0) {
+    ++not_linear;
+    return op;
+  }
+  ++restepped;
+  const Expr i = Variable::make(Int(32), split_loop_);
+  const Expr lines = at0 + i * int(*step / bytes);
+  return Evaluate::make(Call::make(call->type, Call::prefetch, {call->args[0], lines, call->args[2], call->args[3]},
+                                   Call::Intrinsic));
+}
+
+void add_prefetch_line_steps(Pipeline pipeline) { pipeline.add_custom_lowering_pass(new PrefetchLineSteps()); }
 
 }  // namespace npukit::ops

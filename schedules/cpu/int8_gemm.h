@@ -15,7 +15,7 @@ enum class GemmShape { decode, prefill };
 bool sums_in_pairs(GemmShape shape, const Halide::Target& target);
 
 // Whether the schedule prefetches `w_packed` in software, into L2: the Generator then links
-// the prefetch bitcode for 1-byte elements at that level (ops/prefetch.h).
+// the prefetch bitcode for that level (ops/prefetch.h).
 bool prefetches_weights(GemmShape shape);
 
 // decode (M = 1): blocks of output channels in parallel, the packed weights streamed from
