@@ -8,10 +8,9 @@
 
 #include <dlpack/dlpack.h>
 
-#include <algorithm>
-#include <chrono>
 #include <vector>
 
+#include "bench/batch_timing.h"
 #include "bench/machine_context.h"
 #include "kernels/rms_norm_f32.h"
 #include "npukit/npukit.h"
@@ -50,18 +49,6 @@ npukit_op* shared_op() {
   return op;
 }
 
-template <class F>
-double ns_per_call(int calls, F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls;
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 // Each iteration times a batch of direct calls, then a batch of `call`s, back to back, so
 // that both see the same machine state; the reported time is `call`'s per call, and
 // overhead_ns the median of the per-iteration differences. (The wall time of a run is about
@@ -79,8 +66,8 @@ void against_direct(benchmark::State& state, Row& r, F&& call) {
     diff.push_back(a - d);
   }
   if (!ok) state.SkipWithError(npukit_last_error());
-  state.counters["direct_ns"] = benchmark::Counter(median(direct), benchmark::Counter::kAvgThreads);
-  state.counters["overhead_ns"] = benchmark::Counter(median(diff), benchmark::Counter::kAvgThreads);
+  state.counters["direct_ns"] = benchmark::Counter(median_of(direct), benchmark::Counter::kAvgThreads);
+  state.counters["overhead_ns"] = benchmark::Counter(median_of(diff), benchmark::Counter::kAvgThreads);
 }
 
 void BM_direct(benchmark::State& state) {

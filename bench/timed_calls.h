@@ -9,17 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "bench/batch_timing.h"
 #include "bench/copy_anchor.h"
 #include "runtime/bind.h"
 #include "runtime/halide_threads.h"
 
 namespace npukit::bench {
-
-// The median of `v` (reordered).
-inline double median_of(std::vector<double>& v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 // Times `run()` with manual time; `before()` (e.g. the cold rotation) and `after(seconds)`
 // run outside the timed region. Returns the median seconds of one run.

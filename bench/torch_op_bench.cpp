@@ -13,29 +13,19 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
+#include "bench/batch_timing.h"
 #include "npukit/npukit.h"
 #include "runtime/cpu_features.h"
 
 namespace {
 
+using npukit::bench::median_of;
+using npukit::bench::ns_per_call;
+
 constexpr int64_t kHidden = 4096;
-
-template <class F>
-double ns_per_call(int calls, F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls;
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
 
 // `call(x, w, y)` runs the torch op (y: a preallocated output, for the out= overload).
 template <class TorchCall>
@@ -60,9 +50,9 @@ void against_c_api(benchmark::State& state, TorchCall&& call) {
     diff.push_back(t - r);
   }
   if (!ok) state.SkipWithError(npukit_last_error());
-  state.counters["c_api_ns"] = median(raw);
-  state.counters["torch_ns"] = median(torch_ns);  // the medians; the reported time is a mean
-  state.counters["overhead_ns"] = median(diff);
+  state.counters["c_api_ns"] = median_of(raw);
+  state.counters["torch_ns"] = median_of(torch_ns);  // the medians; the reported time is a mean
+  state.counters["overhead_ns"] = median_of(diff);
   npukit_op_destroy(op);
 }
 
