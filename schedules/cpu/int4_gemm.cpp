@@ -128,8 +128,9 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target, const ImagePara
   }
   op.out.split(op.m, mo, mi, 1).reorder(ni, mi, mo, no).vectorize(ni, vec).parallel(no);
   schedule_sums(op, op.row, LoopLevel(op.out, mi), 1, target);
-  // Float a, one row at a time (decode): the packed words 4 KB on (a channel block's 16 k
-  // words per group at group 128: four groups) prefetched into L2 as each group starts.
+  // Float a, one row at a time (decode): the packed words 4 KB on in the task's channel
+  // block (16 channels × 16 words = 1 KB per group at group 128: four groups) prefetched
+  // into L2 as each group starts.
   // Each 64-byte line takes some 30 vector instructions to unpack and multiply, so the
   // loads of one task's stream stalled on DRAM: Intel Xeon with AMX, M = 1, K = N = 4096,
   // group 128, of read: one thread 0.41–0.55 -> 0.75–0.82 (session 37, two groups on), two
