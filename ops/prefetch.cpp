@@ -42,21 +42,21 @@ Stmt PrefetchLineSteps::visit(const Evaluate* op) {
   if (!buffer || split_loop_ != split_loop_name(buffer->name)) return IRMutator::visit(op);
   const int bytes = call->type.bytes();
   if (bytes == 1) return op;
-  // The offset as Halide writes it: at0 + i · step, step a constant (64, or the
-  // dimension's stride in bytes where that is wider than a line).
+  // The offset as Halide writes it: at0 + i · step, step an expression without i (64, the
+  // dimension's stride in bytes where that is wider than a line, or a select on the
+  // stride's sign), a multiple of the element size. An offset that does not name i (a let
+  // in between) or is not of that form is left alone.
+  const Expr i = Variable::make(Int(32), split_loop_);
   const Expr& offset = call->args[1];
-  const Expr at0 = simplify(substitute(split_loop_, 0, offset));
-  const Expr at1 = simplify(substitute(split_loop_, 1, offset));
-  const Expr at2 = simplify(substitute(split_loop_, 2, offset));
-  const int64_t* step = as_const_int(simplify(at1 - at0));
-  const int64_t* step2 = as_const_int(simplify(at2 - at1));
-  if (!step || !step2 || *step != *step2 || *step % bytes != 0) {
+  const Expr step = simplify(substitute(split_loop_, i + 1, offset) - offset);
+  const int64_t* constant = as_const_int(step);
+  if (expr_uses_var(step, split_loop_) || is_const_zero(step) || (constant && *constant % bytes != 0)) {
     ++not_linear;
     return op;
   }
   ++restepped;
-  const Expr i = Variable::make(Int(32), split_loop_);
-  const Expr lines = at0 + i * int(*step / bytes);
+  const Expr at0 = simplify(substitute(split_loop_, 0, offset));
+  const Expr lines = at0 + i * simplify(step / bytes);
   return Evaluate::make(Call::make(call->type, Call::prefetch, {call->args[0], lines, call->args[2], call->args[3]},
                                    Call::Intrinsic));
 }

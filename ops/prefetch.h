@@ -32,10 +32,10 @@ void add_prefetch_bitcode(Halide::GeneratorContext::ExternsMap& generator_extern
                           PrefetchLevel level = PrefetchLevel::l1);
 
 // The lowering pass: each prefetch call in one of Halide's split loops
-// (`prefetch_split_<buffer>.0`) whose offset grows by a constant number of bytes per
-// iteration, read as elements, grows by that many bytes instead. Calls of 1-byte elements
-// are right already and stay as they are; a call whose offset is not of that form is left
-// alone and counted.
+// (`prefetch_split_<buffer>.0`) whose offset grows by a step, read as elements, that
+// Halide counted in bytes (64, a stride in bytes, or a select of ± 64 on the stride's sign)
+// grows by step / element size instead. Calls of 1-byte elements are right already and
+// stay as they are; a call whose offset is not of that form is left alone and counted.
 class PrefetchLineSteps : public Halide::Internal::IRMutator {
  public:
   using IRMutator::visit;

@@ -72,7 +72,8 @@ std::map<int64_t, int> lines_fetched(Type type, bool restep) {
   }
   Stmt lowered;
   p.add_custom_lowering_pass(new Capture(&lowered));
-  p.compile_to_module({in}, "prefetch_lines", get_target_from_environment().with_feature(Target::NoRuntime));
+  // x86-64 (64-byte lines) whatever the host: lowering only, nothing runs.
+  p.compile_to_module({in}, "prefetch_lines", Target("x86-64-linux-no_runtime"));
   if (restep) EXPECT_EQ(pass->restepped, type.bytes() > 1 ? 1 : 0);  // bytes were elements already
   SplitPrefetches found;
   lowered.accept(&found);
@@ -144,6 +145,21 @@ TEST(PrefetchLineSteps, DividesTheStepByTheElementSize) {
   }
 }
 
+// An innermost stride Halide cannot see (a Func's, or a parameter's) leaves a select on its
+// sign in the step.
+TEST(PrefetchLineSteps, DividesAStepThatDependsOnTheStride) {
+  const Expr i = Variable::make(Int(32), "prefetch_split_b.0"), stride = Variable::make(Int(32), "stride");
+  ops::PrefetchLineSteps pass;
+  SplitPrefetches found;
+  pass.mutate(split_call(Float(16), 7 + i * select(stride < 0, -64, 64))).accept(&found);
+  ASSERT_EQ(found.found.size(), 1u);
+  EXPECT_EQ(pass.restepped, 1);
+  const Expr offset = found.found[0].second->args[1];
+  const std::string name = i.as<Variable>()->name;
+  EXPECT_EQ(evaluate(offset, {{"stride", 1}, {name, 3}}), 7 + 3 * 32);
+  EXPECT_EQ(evaluate(offset, {{"stride", -1}, {name, 3}}), 7 - 3 * 32);
+}
+
 TEST(PrefetchLineSteps, LeavesAloneWhatIsNotHalidesSplit) {
   const Expr i = Variable::make(Int(32), "prefetch_split_b.0");
   auto unchanged = [](const Stmt& in, int not_linear) {
@@ -159,6 +175,8 @@ TEST(PrefetchLineSteps, LeavesAloneWhatIsNotHalidesSplit) {
   // An offset that does not grow by a constant step, or by one the element size does not divide.
   unchanged(split_call(Float(16), i * i * 64), 1);
   unchanged(split_call(Float(32), i * 6), 1);
+  // An offset that does not name the loop (a let in between would hide it).
+  unchanged(split_call(Float(16), Variable::make(Int(32), "t")), 1);
 }
 
 }  // namespace

@@ -130,14 +130,14 @@ void schedule_int4_gemm(ops::Int4Gemm& op, const Target& target, const ImagePara
   schedule_sums(op, op.row, LoopLevel(op.out, mi), 1, target);
   // Float a, one row at a time (decode): the packed words 4 KB on in the task's channel
   // block (16 channels × 16 words = 1 KB per group at group 128: four groups) prefetched
-  // into L2 as each group starts.
-  // Each 64-byte line takes some 30 vector instructions to unpack and multiply, so the
-  // loads of one task's stream stalled on DRAM: Intel Xeon with AMX, M = 1, K = N = 4096,
-  // group 128, of read: one thread 0.41–0.55 -> 0.75–0.82 (session 37, two groups on), two
-  // 0.47–0.51 -> 0.69–0.70; with each line fetched once (ops::PrefetchLineSteps, session
-  // 38) four groups on beat two on two threads, 641–666 -> 602–632 us (of read 0.58–0.64
-  // -> 0.60–0.67; eight groups 632–679 us), one thread the same (0.76–0.80). Not measured
-  // on AMD.
+  // into L2 as each group starts. Each 64-byte line takes some 30 vector instructions to
+  // unpack and multiply, so the loads of one task's stream stalled on DRAM: Intel Xeon with
+  // AMX, M = 1, K = N = 4096, group 128, of read: one thread 0.41–0.55 -> 0.75–0.82
+  // (session 37, two groups on), two 0.47–0.51 -> 0.69–0.70. Once the prefetch bitcode
+  // fetched one line per call (it had fetched four from each row's line; session 38), four
+  // groups on beat two on two threads, 641–666 -> 602–632 us (of read 0.58–0.64 ->
+  // 0.60–0.67; eight groups 632–679 us), one thread the same (0.76–0.80). Not measured on
+  // AMD.
   if (op.words) {
     constexpr int kAheadWords = 64;  // per channel along k: 4 KB of a 16-channel block
     const Expr group_words = w.dim(2).extent() / op.groups.x.extent();
