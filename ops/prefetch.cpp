@@ -11,13 +11,10 @@ using namespace Halide::Internal;
 
 void add_prefetch_bitcode(GeneratorContext::ExternsMap& generator_externs, const Target& t, PrefetchLevel level) {
   if (t.arch != Target::X86 || t.bits != 64) return;
-  if (level == PrefetchLevel::l1) {
-    link_bitcode(generator_externs, t, "npukit.halide_prefetch.v2", npukit_prefetch_l1_bitcode,
-                 npukit_prefetch_l1_bitcode_len);
-  } else {
-    link_bitcode(generator_externs, t, "npukit.halide_prefetch.v2", npukit_prefetch_l2_bitcode,
-                 npukit_prefetch_l2_bitcode_len);
-  }
+  const bool l1 = level == PrefetchLevel::l1;
+  link_bitcode(generator_externs, t, "npukit.halide_prefetch.v2",
+               l1 ? npukit_prefetch_l1_bitcode : npukit_prefetch_l2_bitcode,
+               l1 ? npukit_prefetch_l1_bitcode_len : npukit_prefetch_l2_bitcode_len);
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include "ops/amx_jam.h"
 #include "ops/amx_prefetch_next.h"
 #include "ops/amx_zero_apart.h"
+#include "tests/ir_evaluate.h"
 
 namespace npukit {
 namespace {
@@ -138,14 +139,6 @@ struct Prefetches : IRGraphVisitor {
     IRGraphVisitor::visit(op);
   }
 };
-
-int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
-  const Expr v = simplify(substitute(at, e));
-  if (is_const_one(v) || is_const_zero(v)) return is_const_one(v);  // a condition
-  const int64_t* i = as_const_int(v);
-  EXPECT_NE(i, nullptr) << v;
-  return i ? *i : -1;
-}
 
 // Row pairs p in [3, 7) around a jammed pair of channel tiles whose B tiles lie 64 KiB
 // apart (64 K steps of 1 KiB): a block of 128 KiB, 2048 lines. Over the 4 · 64 K steps

@@ -11,21 +11,13 @@
 
 #include "Halide.h"
 #include "ops/prefetch.h"
+#include "tests/ir_evaluate.h"
 
 namespace npukit {
 namespace {
 
 using namespace Halide;
 using namespace Halide::Internal;
-
-int64_t evaluate(const Expr& e, const std::map<std::string, Expr>& at) {
-  Expr value = e;
-  for (int i = 0; i < 8; ++i) value = substitute(at, value);  // lets name lets
-  value = simplify(value);
-  const int64_t* c = as_const_int(value);
-  EXPECT_NE(c, nullptr) << value;
-  return c ? *c : -1;
-}
 
 // Every prefetch call in a split loop, with that loop (Halide writes the loop around the
 // call: For(prefetch_split_<buffer>.0) { Evaluate(prefetch) }).
