@@ -54,7 +54,7 @@ struct AttentionDecode {
   Halide::Func mask_c{"mask_c"};      // (s): the mask at s clamped to the position
   Halide::Func qg{"qg"};              // (d, ri, ro, g): the query heads of group g, fp32
   Halide::Func dot{"qk"};             // (s, ri, ro, g): q·k, fp32 (k rows clamped to the position)
-  Halide::Func stats{"split_stats"};  // (ri, ro, c, g): Tuple(max live score, any NaN/+Inf, any live)
+  Halide::Func stats{"split_stats"};  // (ri, ro, c, g): max live score key (+Inf: a NaN/+Inf, −Inf: none live)
   Halide::Func weight{"weight"};      // (s, ri, ro, c, g): exp(score − the split's reference), 0 if not live
   Halide::Func v_live{"v_live"};      // (d, s, g): v, 0 if not live
   Halide::Func den{"split_den"};      // (ri, ro, c, g): Σ weight
@@ -263,9 +263,13 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
     return masked ? logit + a.mask_c(at({pos}, {})) : logit;
   };
 
-  // The split's max over live scores (NaN excluded), whether a live score is NaN or +Inf
-  // (either makes the head's output NaN: +Inf − +Inf in the exponent), and whether any
-  // position is live.
+  // The split's stats, one value per head: the max over its live positions of a key of
+  // the score (NaN as +Inf, −Inf as −FLT_MAX), −Inf where none is live. So +Inf says a live
+  // score is NaN or +Inf (the head's output is NaN: +Inf − +Inf in the exponent), −Inf
+  // that no position is live, and any other value is the max of the live scores, −FLT_MAX
+  // standing in for −Inf: as the exponents' reference it gives the same weights
+  // (exp(−Inf − ref) = 0 for either, exp(0) = 1 for a live −FLT_MAX). One float max per
+  // score, where a Tuple of the max and two flags cost 38 instructions per vector.
   // The stats run over whole blocks of stats_block positions up to the bound's block
   // (live() holds the causal bound for the positions past it), so that a schedule can
   // vectorize them across a block. The predicate is on the block only, and makes the loop
@@ -278,17 +282,16 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   // Past the bound (not live) the scores of the last block read dot there, whose k rows
   // are clamped to the bound.
   Expr sc = score(p_all);
-  Expr live_p = live(p_all);
+  // (strict: Halide's simplifier moves the max through the scores' scaling, where
+  // −FLT_MAX / scale overflows to −Inf.)
+  Expr key = strict_float(select(is_nan(sc), pos_inf, max(sc, -std::numeric_limits<float>::max())));
   const std::vector<Expr> st = at({ri, ro}, {c, g});
-  a.stats(st) = Tuple(neg_inf, cast<bool>(false), cast<bool>(false));
-  a.stats(st) = Tuple(max(a.stats(st)[0], select(live_p && strict_float(!is_nan(sc)), sc, neg_inf)),
-                      a.stats(st)[1] || (live_p && strict_float(is_nan(sc) || sc == pos_inf)),
-                      a.stats(st)[2] || live_p);
-  // The split's reference for its exponents: its max, or 0 when that is −inf (no live
-  // position, or all live scores −inf): then every weight is exp(−inf) = 0 and the split
-  // adds 0 (or 0 · v, NaN where v is NaN or Inf, as the unsplit formula gives).
-  Expr m_c = a.stats(st)[0];
-  Expr ref = select(strict_float(m_c == neg_inf), 0.0f, m_c);
+  a.stats(st) = neg_inf;
+  a.stats(st) = max(a.stats(st), select(live(p_all), key, neg_inf));
+  // The split's reference for its exponents: the max (with none live every weight is 0 by
+  // the select below; with a live NaN or +Inf the output is NaN whatever the weights).
+  Expr m_c = a.stats(st);
+  Expr ref = m_c;
   a.weight(at({s, ri, ro}, {c, g})) = select(live(s), exp_nonpositive(score(s) - ref), 0.0f);
   // d is clamped for the same reason as the heads in qg: a schedule may compute whole
   // blocks of d. v is zeroed where not live for the token (a prefill's tokens each have
@@ -325,14 +328,15 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   a.partial(nm) = select(likely(d < head_dim), a.num(at({dc, ri, ro}, {c, g})),  //
                          d == head_dim + AttentionDecode::kMax, m_c,                //
                          d == head_dim + AttentionDecode::kDen, a.den(st),          //
-                         d == head_dim + AttentionDecode::kBad, flag(a.stats(st)[1]),  //
-                         flag(a.stats(st)[2]));
+                         d == head_dim + AttentionDecode::kBad, flag(strict_float(m_c == pos_inf)),  //
+                         flag(strict_float(m_c != neg_inf)));
 
   // Combine, over the splits up to the bound: the global max, the flags ORed, each split
-  // rescaled by exp(m_c − max). A split with m_c = −inf gets scale 0 (exp(−inf)); when the
-  // global max is −inf too, every scale is NaN (−inf − −inf) and so is the output, as the
-  // unsplit formula gives for all-−inf live scores. (A prefill token's splits past its own
-  // position have no live position: max −inf, flags false, Σ 0, so they add nothing.)
+  // rescaled by exp(m_c − max). A split with no live position (m_c = −inf) gets scale 0
+  // (exp(−inf)). Where every live score is −inf the max is −FLT_MAX, every Σ weight 0 and
+  // the output 0 / 0 = NaN, as the unsplit formula gives. (A prefill token's splits past
+  // its own position have no live position: max −inf, flags false, Σ 0, so they add
+  // nothing.)
   a.rc = RDom(0, bound_end / split + 1, "rc");
   // Split cc's scalar i (AttentionDecode::kMax ...).
   auto part = [&](Expr cc, int i) { return a.partial(at({head_dim + i, ri, ro}, {cc, g})); };

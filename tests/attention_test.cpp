@@ -2,10 +2,12 @@
 // gate; grouped-query and position rules are enforced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "golden/attention.h"
@@ -153,6 +155,73 @@ TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
       }
     }
     EXPECT_EQ(nans, Hq / Hkv) << "the reference: NaN in element 5 of kv head 0's query heads only";
+  }
+}
+
+// The split's stats are one max of a key per head (ops/attention.h: NaN as +Inf, −Inf as
+// −FLT_MAX, −Inf where nothing is live), which must still tell "every live score −Inf"
+// (NaN, as the golden formula's −Inf − −Inf) from "no live position" (0). Kv head 0: every
+// score −Inf (q[., 0] = 1, k[., 0] = −Inf); kv head 1: every score −Inf but row 7's, so
+// that its heads give v's row 7; kv head 2: finite scores. With a mask, every position
+// but 5 … 9 masked out; in one split (S = 64) and over two (S = 3000, position 2500).
+TEST(AttentionDecode, AllLiveScoresMinusInfGiveNaNNoLivePositionGivesZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t Hq = 6, Hkv = 3, Dh = 64;
+  for (const int64_t S : {int64_t{64}, int64_t{3000}}) {
+    const int64_t pos = S == 64 ? 40 : 2500;
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> q(Hq * Dh), k(Hkv * S * Dh), v(Hkv * S * Dh), o(Hq * Dh);
+    for (auto* x : {&q, &k, &v}) {
+      for (float& e : *x) e = u(rng);
+    }
+    for (int64_t h = 0; h < 4; ++h) q[h * Dh] = 1;
+    for (int64_t g = 0; g < 2; ++g) {
+      for (int64_t j = 0; j < S; ++j) k[(g * S + j) * Dh] = g == 1 && j == 7 ? 0.5f : -inf;
+    }
+    std::vector<float> window(S, -inf);
+    for (int64_t j = 5; j <= 9; ++j) window[j] = 0;
+    for (const bool masked : {false, true}) {
+      std::vector<double> qd(q.begin(), q.end()), kd(k.begin(), k.end()), vd(v.begin(), v.end()),
+          md(window.begin(), window.end()), want(o.size());
+      const int64_t posd = pos;
+      golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, masked ? md.data() : nullptr, 1, Hq, Hkv, Dh, S,
+                             want.data());
+      for (int64_t i = 0; i < 2 * Dh; ++i) ASSERT_TRUE(std::isnan(want[i])) << "the reference, kv head 0";
+      for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+        std::vector<int32_t> p{static_cast<int32_t>(pos)};
+        TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                       {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                       {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                       {"positions", {p.data(), DType::int32, {1}, {}}},
+                       {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+        if (masked) t["mask"] = {window.data(), DType::float32, {1, S}, {}};
+        run_call(bind_call(find_op("attention"), target, t, {}));
+        for (size_t i = 0; i < o.size(); ++i) {
+          const std::string where = std::string(target) + " S = " + std::to_string(S) +
+                                    (masked ? " masked" : "") + " o[" + std::to_string(i) + "]";
+          if (std::isnan(want[i])) {
+            EXPECT_TRUE(std::isnan(o[i])) << where << " = " << o[i] << ", want NaN";
+          } else {
+            EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i])) << where;
+          }
+        }
+      }
+    }
+    // Nothing live: every position masked out gives 0 for every head.
+    std::vector<float> none(S, -inf);
+    std::vector<int32_t> p{static_cast<int32_t>(pos)};
+    TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                   {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                   {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                   {"positions", {p.data(), DType::int32, {1}, {}}},
+                   {"mask", {none.data(), DType::float32, {1, S}, {}}},
+                   {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+    for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
+      std::fill(o.begin(), o.end(), -1.0f);
+      run_call(bind_call(find_op("attention"), target, t, {}));
+      for (size_t i = 0; i < o.size(); ++i) ASSERT_EQ(o[i], 0.0f) << target << " S = " << S << " o[" << i << "]";
+    }
   }
 }
 
