@@ -43,7 +43,7 @@ Attention define_attention(Halide::Func q, Halide::Func k, Halide::Func v, Halid
 struct AttentionDecode {
   static constexpr int kHeadBlock = 4;
   // A partial's row: head_dim columns of Σ weight · v, then these scalars at head_dim + i.
-  static constexpr int kMax = 0, kDen = 1, kBad = 2, kLive = 3;
+  static constexpr int kMax = 0, kDen = 1, kBad = 2, kLive = 3, kScalars = 4;
   Halide::Var d{"d"}, ri{"ri"}, ro{"ro"}, s{"s"}, c{"c"}, g{"g"}, h{"h"};
   Halide::Var t{"t"};                 // the query token (define_attention_split_tokens only)
   Halide::RDom rd;                    // over head_dim
@@ -492,7 +492,17 @@ void schedule_decode(ops::AttentionDecode& a, Halide::Func out, const Halide::Ta
   const TailStrategy guard = TailStrategy::GuardWithIf;
 
   Var task("task");
-  a.partial.compute_root().bound(a.ri, 0, hb).fuse(a.c, a.g, task).vectorize(a.d, vec, guard);
+  // d bounded to its row (Σ weight · v, then the scalars): otherwise its extent, and so
+  // num's tiles of d and the box of v, were run-time values even where head_dim is a
+  // constant (the specializations below), and Halide split the v loops around them into
+  // three copies and prefetched v per row in a loop of run-time length. Xeon with AMX, one
+  // thread, cold: S = 16 11.1 -> 9.9 us, S = 512 233 -> 222 us, S = 8192 0.83 -> 0.89 of
+  // read (docs/performance.md, session 39).
+  a.partial.compute_root()
+      .bound(a.ri, 0, hb)
+      .bound(a.d, 0, head_dim + ops::AttentionDecode::kScalars)
+      .fuse(a.c, a.g, task)
+      .vectorize(a.d, vec, guard);
   // A short cache's tasks, whose k and v rows (8 KB at S = 16, Dh = 128) lie within the
   // first blocks, which the prefetches ahead (below, left out of this version) never
   // reach: each task prefetches them all as it starts instead, so that DRAM serves them at
