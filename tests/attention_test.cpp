@@ -100,6 +100,19 @@ TEST(AttentionValidation, GroupsAndPositions) {
   EXPECT_EQ(error_of(2, 1, -1), "attention: positions[0] = -1: must be in [0, S_max = 8)");
 }
 
+// The tensors of one fp32 decode call (T = 1) over a cache of S positions: `position`
+// (which must outlive the map) and, where given, a mask row of S values.
+TensorMap decode_tensors(std::vector<float>& q, std::vector<float>& k, std::vector<float>& v, int32_t* position,
+                         float* mask, std::vector<float>& o, int64_t Hq, int64_t Hkv, int64_t Dh, int64_t S) {
+  TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
+                 {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                 {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
+                 {"positions", {position, DType::int32, {1}, {}}},
+                 {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+  if (mask) t["mask"] = {mask, DType::float32, {1, S}, {}};
+  return t;
+}
+
 // Decode (T = 1) runs the split kernel, whose splits are too long (1024) for most gate
 // cases to have more than two. Here: three splits, the last one short and ending past the
 // position; split 0 entirely masked, with NaN in its k and v; kv head 1's split 1 all −inf
@@ -137,13 +150,8 @@ TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
   golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, md.data(), 1, Hq, Hkv, Dh, S, want.data());
 
   for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
-    std::vector<int32_t> p{static_cast<int32_t>(pos)};
-    TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
-                                           {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                                           {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                                           {"positions", {p.data(), DType::int32, {1}, {}}},
-                                           {"mask", {mask.data(), DType::float32, {1, S}, {}}},
-                                           {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+    int32_t p = static_cast<int32_t>(pos);
+    TensorMap t = decode_tensors(q, k, v, &p, mask.data(), o, Hq, Hkv, Dh, S);
     run_call(bind_call(find_op("attention"), target, t, {}));
     int nans = 0;
     for (size_t i = 0; i < o.size(); ++i) {
@@ -189,13 +197,8 @@ TEST(AttentionDecode, AllLiveScoresMinusInfGiveNaNNoLivePositionGivesZero) {
                              want.data());
       for (int64_t i = 0; i < 2 * Dh; ++i) ASSERT_TRUE(std::isnan(want[i])) << "the reference, kv head 0";
       for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
-        std::vector<int32_t> p{static_cast<int32_t>(pos)};
-        TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
-                       {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                       {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                       {"positions", {p.data(), DType::int32, {1}, {}}},
-                       {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
-        if (masked) t["mask"] = {window.data(), DType::float32, {1, S}, {}};
+        int32_t p = static_cast<int32_t>(pos);
+        TensorMap t = decode_tensors(q, k, v, &p, masked ? window.data() : nullptr, o, Hq, Hkv, Dh, S);
         run_call(bind_call(find_op("attention"), target, t, {}));
         for (size_t i = 0; i < o.size(); ++i) {
           const std::string where = std::string(target) + " S = " + std::to_string(S) +
@@ -210,13 +213,8 @@ TEST(AttentionDecode, AllLiveScoresMinusInfGiveNaNNoLivePositionGivesZero) {
     }
     // Nothing live: every position masked out gives 0 for every head.
     std::vector<float> none(S, -inf);
-    std::vector<int32_t> p{static_cast<int32_t>(pos)};
-    TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
-                   {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                   {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                   {"positions", {p.data(), DType::int32, {1}, {}}},
-                   {"mask", {none.data(), DType::float32, {1, S}, {}}},
-                   {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+    int32_t p = static_cast<int32_t>(pos);
+    TensorMap t = decode_tensors(q, k, v, &p, none.data(), o, Hq, Hkv, Dh, S);
     for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
       std::fill(o.begin(), o.end(), -1.0f);
       run_call(bind_call(find_op("attention"), target, t, {}));
@@ -257,12 +255,8 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
     const int64_t posd = sh.pos;
     golden::attention_core(qd.data(), kd.data(), vd.data(), &posd, md.data(), 1, Hq, Hkv, Dh, S, want.data());
     for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
-      std::vector<int32_t> p{static_cast<int32_t>(sh.pos)};
-      TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
-                                             {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                                             {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                                             {"positions", {p.data(), DType::int32, {1}, {}}},
-                                             {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+      int32_t p = static_cast<int32_t>(sh.pos);
+      TensorMap t = decode_tensors(q, k, v, &p, nullptr, o, Hq, Hkv, Dh, S);
       run_call(bind_call(find_op("attention"), target, t, {}));
       for (size_t i = 0; i < o.size(); ++i) {
         EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i]))
@@ -279,12 +273,8 @@ TEST(AttentionDecode, OtherHeadDimsAndRaggedEnds) {
 TEST(AttentionDecode, ShortCacheTakesTwoHeapBlocksPerTask) {
   const int64_t Hq = 32, Hkv = 8, Dh = 128, S = 16;
   std::vector<float> q(Hq * Dh, 0.5f), k(Hkv * S * Dh, 0.25f), v(Hkv * S * Dh, 1.0f), o(Hq * Dh);
-  std::vector<int32_t> p{static_cast<int32_t>(S - 1)};
-  TensorMap t = {{"q", {q.data(), DType::float32, {1, Hq, Dh}, {}}},
-                 {"k_cache", {k.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                 {"v_cache", {v.data(), DType::float32, {Hkv, S, Dh}, {}}},
-                 {"positions", {p.data(), DType::int32, {1}, {}}},
-                 {"o", {o.data(), DType::float32, {1, Hq, Dh}, {}}}};
+  int32_t p = static_cast<int32_t>(S - 1);
+  TensorMap t = decode_tensors(q, k, v, &p, nullptr, o, Hq, Hkv, Dh, S);
   testing_malloc::HookedMalloc hook;
   for (const char* target : {"cpu", "cpu:avx2", "cpu:sse41"}) {
     const Call call = bind_call(find_op("attention"), target, t, {});
