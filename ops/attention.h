@@ -288,11 +288,10 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   const std::vector<Expr> st = at({ri, ro}, {c, g});
   a.stats(st) = neg_inf;
   a.stats(st) = max(a.stats(st), select(live(p_all), key, neg_inf));
-  // The split's reference for its exponents: the max (with none live every weight is 0 by
-  // the select below; with a live NaN or +Inf the output is NaN whatever the weights).
+  // The split's max is its exponents' reference (with none live every weight is 0 by the
+  // select below; with a live NaN or +Inf the output is NaN whatever the weights).
   Expr m_c = a.stats(st);
-  Expr ref = m_c;
-  a.weight(at({s, ri, ro}, {c, g})) = select(live(s), exp_nonpositive(score(s) - ref), 0.0f);
+  a.weight(at({s, ri, ro}, {c, g})) = select(live(s), exp_nonpositive(score(s) - m_c), 0.0f);
   // d is clamped for the same reason as the heads in qg: a schedule may compute whole
   // blocks of d. v is zeroed where not live for the token (a prefill's tokens each have
   // their own), so that a v that is never read cannot reach the output as 0 · NaN.

@@ -113,6 +113,21 @@ TensorMap decode_tensors(std::vector<float>& q, std::vector<float>& k, std::vect
   return t;
 }
 
+// Checks o against the reference: NaN where it is NaN, else within the tolerance of the
+// fp32 kernels. Returns the reference's NaN count.
+int expect_like_reference(const std::vector<float>& o, const std::vector<double>& want, const std::string& where) {
+  int nans = 0;
+  for (size_t i = 0; i < o.size(); ++i) {
+    if (std::isnan(want[i])) {
+      ++nans;
+      EXPECT_TRUE(std::isnan(o[i])) << where << " o[" << i << "] = " << o[i] << ", want NaN";
+    } else {
+      EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i])) << where << " o[" << i << "]";
+    }
+  }
+  return nans;
+}
+
 // Decode (T = 1) runs the split kernel, whose splits are too long (1024) for most gate
 // cases to have more than two. Here: three splits, the last one short and ending past the
 // position; split 0 entirely masked, with NaN in its k and v; kv head 1's split 1 all −inf
@@ -153,16 +168,7 @@ TEST(AttentionDecode, SplitsCombineLikeTheUnsplitFormula) {
     int32_t p = static_cast<int32_t>(pos);
     TensorMap t = decode_tensors(q, k, v, &p, mask.data(), o, Hq, Hkv, Dh, S);
     run_call(bind_call(find_op("attention"), target, t, {}));
-    int nans = 0;
-    for (size_t i = 0; i < o.size(); ++i) {
-      if (std::isnan(want[i])) {
-        ++nans;
-        EXPECT_TRUE(std::isnan(o[i])) << target << " o[" << i << "] = " << o[i] << ", want NaN";
-      } else {
-        EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i])) << target << " o[" << i << "]";
-      }
-    }
-    EXPECT_EQ(nans, Hq / Hkv) << "the reference: NaN in element 5 of kv head 0's query heads only";
+    EXPECT_EQ(expect_like_reference(o, want, target), Hq / Hkv) << "the reference: NaN in element 5 of kv head 0's query heads only";
   }
 }
 
@@ -200,15 +206,7 @@ TEST(AttentionDecode, AllLiveScoresMinusInfGiveNaNNoLivePositionGivesZero) {
         int32_t p = static_cast<int32_t>(pos);
         TensorMap t = decode_tensors(q, k, v, &p, masked ? window.data() : nullptr, o, Hq, Hkv, Dh, S);
         run_call(bind_call(find_op("attention"), target, t, {}));
-        for (size_t i = 0; i < o.size(); ++i) {
-          const std::string where = std::string(target) + " S = " + std::to_string(S) +
-                                    (masked ? " masked" : "") + " o[" + std::to_string(i) + "]";
-          if (std::isnan(want[i])) {
-            EXPECT_TRUE(std::isnan(o[i])) << where << " = " << o[i] << ", want NaN";
-          } else {
-            EXPECT_NEAR(o[i], want[i], 1e-5 + 1e-4 * std::abs(want[i])) << where;
-          }
-        }
+        expect_like_reference(o, want, std::string(target) + " S = " + std::to_string(S) + (masked ? " masked" : ""));
       }
     }
     // Nothing live: every position masked out gives 0 for every head.
