@@ -254,8 +254,7 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   a.dot(at({s, ri, ro}, {g})) = 0.0f;
   // likely(): Halide partitions the scores' loop around the clamp, so that every block of
   // positions but the last reads its k rows at unclamped addresses (the clamp, a min on a
-  // vector of row indices per row read, cost 10%). On v's scalar row index it gained
-  // nothing measurable.
+  // vector of row indices per row read, cost 10%). v's rows likewise (v_live below).
   a.dot(at({s, ri, ro}, {g})) += a.qg(at({a.rd, ri, ro}, {g})) * in.k(a.rd, min(likely(s), bound_end), g);
   Expr inv_sqrt_dh = 1.0f / sqrt(cast<float>(head_dim));
   auto score = [&](Expr pos) {
@@ -295,7 +294,11 @@ AttentionDecode define_split(const SplitInputs& in, bool per_token) {
   // d is clamped for the same reason as the heads in qg: a schedule may compute whole
   // blocks of d. v is zeroed where not live for the token (a prefill's tokens each have
   // their own), so that a v that is never read cannot reach the output as 0 · NaN.
-  a.v_live(at({d, s}, {g})) = select(live(s), in.v(min(d, head_dim - 1), clamp_to_bound(s), g), 0.0f);
+  // likely(): Halide partitions the loop over a block's v rows around the clamp, so that
+  // every block but the last runs without it (and without the select): on AVX2, whose
+  // tiles of 16 columns run the row loop 8 times per row, that was 10% of a call (Zen 3,
+  // one thread, hot S = 512 and 2048; docs/performance.md, session 40).
+  a.v_live(at({d, s}, {g})) = select(live(s), in.v(min(d, head_dim - 1), clamp_to_bound(likely(s)), g), 0.0f);
   // Σ weight over whole blocks of stats_block positions up to the bound's block (the
   // positions past a token's position have weight 0), so that a schedule can vectorize
   // the sum across a block.
@@ -392,6 +395,7 @@ AttentionDecode define_attention_split_tokens(Func q, Func k, Func v, Func posit
 
 #include "Halide.h"
 #include "ops/float_convert.h"
+#include "ops/horizontal_sums.h"
 #include "ops/prefetch.h"
 #include "schedules/gpu/attention.h"
 
@@ -752,7 +756,10 @@ class AttentionDecodeGenerator : public Halide::Generator<AttentionDecodeGenerat
                     prefetch, split_positions, masked);
   }
 
-  void schedule() { ops::add_prefetch_line_steps(get_pipeline()); }
+  void schedule() {
+    ops::add_prefetch_line_steps(get_pipeline());
+    ops::add_horizontal_sums(get_pipeline(), get_target());
+  }
 };
 
 }  // namespace
