@@ -29,7 +29,9 @@ Expr HorizontalSums::visit(const VectorReduce* op) {
   const Expr lo = hadd(hadd(v[0], v[1]), hadd(v[2], v[3]));
   const Expr hi = hadd(hadd(v[4], v[5]), hadd(v[6], v[7]));
   ++rewritten;
-  return Shuffle::make({lo, hi}, {0, 1, 2, 3, 8, 9, 10, 11}) + Shuffle::make({lo, hi}, {4, 5, 6, 7, 12, 13, 14, 15});
+  // Each vector and each partial sum is named once (lets), as Halide's lowering leaves them.
+  return common_subexpression_elimination(Shuffle::make({lo, hi}, {0, 1, 2, 3, 8, 9, 10, 11}) +
+                                          Shuffle::make({lo, hi}, {4, 5, 6, 7, 12, 13, 14, 15}));
 }
 
 void add_horizontal_sums(Pipeline pipeline, const Target& target) {
