@@ -18,6 +18,8 @@ foreach (op IN LISTS _golden_tested)
   target_sources(golden_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/golden_${op}_test.cpp)
 endforeach ()
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
+# gtest.h parsed once for its eleven files.
+target_precompile_headers(golden_test PRIVATE <gtest/gtest.h>)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(golden_test PRIVATE -Wall -Wextra)
 endif()
