@@ -18,7 +18,7 @@ foreach (op IN LISTS _golden_tested)
   target_sources(golden_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/golden_${op}_test.cpp)
 endforeach ()
 target_link_libraries(golden_test PRIVATE npukit_golden GTest::gtest_main)
-# gtest.h parsed once for its eleven files.
+# gtest.h parsed once for all its files (one per operator and more).
 target_precompile_headers(golden_test PRIVATE <gtest/gtest.h>)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(golden_test PRIVATE -Wall -Wextra)
